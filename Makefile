@@ -1,0 +1,102 @@
+# profil - one plain GNU Makefile.  Targets: all check install clean bench lint.
+
+VERSION   = 0.1.0
+SOVERSION = 0
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+
+CC     ?= cc
+CFLAGS ?= -O2 -g -fno-omit-frame-pointer
+WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
+BASE    = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
+
+B ?= build
+
+# The library: code that runs in signal context, the engine that arms it, the classic calls.
+LIB_SRC    := $(wildcard src/sample/*.c src/engine/*.c src/classic/*.c)
+LIB_OBJ    := $(LIB_SRC:%.c=$(B)/%.o)
+SAMPLE_OBJ := $(filter $(B)/src/sample/%,$(LIB_OBJ))
+LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks -Iinclude
+
+SONAME := libprofil.so.$(SOVERSION)
+SOFILE := libprofil.so.$(VERSION)
+
+# Test and demo programs link the shared library from the build tree.
+PROG_CFLAGS := $(BASE) -Iinclude
+PROG_LIBS   := -L$(B) -Wl,-rpath,$(abspath $(B)) -lprofil -lm
+UNIT_SRC    := $(wildcard tests/unit/*.c)
+UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
+PROG_SRC    := $(wildcard tests/progs/*.c)
+PROG_BIN    := $(PROG_SRC:tests/progs/%.c=$(B)/tests/progs/%)
+BENCH_SRC   := $(wildcard bench/progs/*.c)
+BENCH_BIN   := $(BENCH_SRC:bench/progs/%.c=$(B)/bench/%)
+
+.PHONY: all check install clean bench lint tests
+all: $(B)/libprofil.so $(B)/libprofil.a $(B)/demo
+
+$(B)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+# Signal context may only reach what tools/signal-safe.allow lists: the build fails otherwise.
+$(B)/signal-safe.ok: $(SAMPLE_OBJ) tools/check-signal-safe.sh tools/signal-safe.allow
+	tools/check-signal-safe.sh $(SAMPLE_OBJ)
+	@touch $@
+
+$(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libprofil.map -Wl,-z,defs \
+		-o $@ $(LIB_OBJ)
+
+$(B)/libprofil.so: $(B)/$(SOFILE)
+	ln -sf $(SOFILE) $(B)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+$(B)/libprofil.a: $(LIB_OBJ) $(B)/signal-safe.ok
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+# -rdynamic: the demo names its own functions with dladdr(3).
+$(B)/demo: demo/demo.c $(B)/libprofil.so
+	$(CC) $(PROG_CFLAGS) -rdynamic -o $@ $< $(PROG_LIBS)
+
+$(B)/tests/progs/%: tests/progs/%.c tests/tap.h $(B)/libprofil.so
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< $(PROG_LIBS)
+
+# Unit tests link the objects themselves, internal symbols included.
+$(B)/tests/unit/%: tests/unit/%.c tests/tap.h $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -Isrc -pthread -o $@ $< $(LIB_OBJ) -lm
+
+$(B)/bench/%: bench/progs/%.c $(B)/libprofil.so
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< $(PROG_LIBS)
+
+tests: all $(UNIT_BIN) $(PROG_BIN)
+
+check: tests
+	@sh tests/run.sh
+
+bench: all $(BENCH_BIN)
+	@sh bench/run.sh
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 \
+		--inline-suppr -D__x86_64__ -D__GNUC__ -Iinclude src tests demo
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 include/profil.h include/pcsample.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(B)/$(SOFILE) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SOFILE) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libprofil.so
+	install -m 644 $(B)/libprofil.a $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' profil.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/profil.pc
+	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+
+clean:
+	rm -rf $(B)
+
+-include $(LIB_OBJ:.o=.d)

@@ -1,0 +1,159 @@
+/*
+ * The kernel clocks behind the ticks, one per thread: a POSIX timer on the thread's CPU clock
+ * (checked at the scheduler tick, so at most CONFIG_HZ signals a second, with the rest reported
+ * in si_overrun), or a perf task-clock event (hrtimer driven, unprivileged up to about 20 kHz).
+ * Raw system calls only: this runs from pcsample(), which may be called from a signal handler.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define NSEC_PER_SEC 1000000000ULL
+
+/* Every Linux kernel ticks at least 100 times a second (CONFIG_HZ >= 100). */
+#define TIMER_HZ_GUARANTEED 100
+
+/* linux/posix-timers.h: MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED). */
+static clockid_t
+thread_cpu_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned int)tid) << 3) | 4 | 2;
+}
+
+static int
+timer_arm(struct profil_thread *t, pid_t tid, unsigned int hz, int signo)
+{
+	uint64_t period = NSEC_PER_SEC / hz;
+	struct itimerspec its;
+	struct sigevent sev;
+	int id;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = signo;
+	sev.sigev_value.sival_int = PROFIL_TIMER_COOKIE;
+	sev._sigev_un._tid = tid;
+	if (syscall(SYS_timer_create, thread_cpu_clock(tid), &sev, &id) != 0)
+		return -errno;
+	its.it_interval.tv_sec = (time_t)(period / NSEC_PER_SEC);
+	its.it_interval.tv_nsec = (long)(period % NSEC_PER_SEC);
+	its.it_value = its.it_interval;
+	if (syscall(SYS_timer_settime, id, 0, &its, NULL) != 0) {
+		int e = -errno;
+
+		syscall(SYS_timer_delete, id);
+		return e;
+	}
+	t->clock = PROFIL_CLOCK_TIMER;
+	t->id = id;
+	return 0;
+}
+
+static void
+perf_fd_mark(int fd, int on)
+{
+	unsigned char bit = (unsigned char)(1u << (fd % 8));
+
+	if (on)
+		atomic_fetch_or(&profil_ticks.perf_fds[fd / 8], bit);
+	else
+		atomic_fetch_and(&profil_ticks.perf_fds[fd / 8], (unsigned char)~bit);
+}
+
+static int
+perf_arm(struct profil_thread *t, pid_t tid, unsigned int hz, int signo)
+{
+	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
+	struct perf_event_attr attr;
+	int fd, e;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.size = sizeof(attr);
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = NSEC_PER_SEC / hz;
+	attr.disabled = 1;
+	/* perf_event_paranoid 2 allows user-space-only sampling to everybody. */
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fd >= PROFIL_MAX_PERF_FD) {
+		close(fd);
+		return -EMFILE;
+	}
+	/* The signal goes to the sampled thread itself (perf_event_open(2), BUGS). */
+	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, signo) != 0 ||
+	    fcntl(fd, F_SETOWN_EX, &owner) != 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	perf_fd_mark(fd, 1);
+	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+		e = -errno;
+		perf_fd_mark(fd, 0);
+		close(fd);
+		return e;
+	}
+	t->clock = PROFIL_CLOCK_PERF;
+	t->id = fd;
+	return 0;
+}
+
+int
+profil_clock_arm(struct profil_thread *t, pid_t tid, int clock, unsigned int hz, int signo)
+{
+	int r;
+
+	r = clock == PROFIL_CLOCK_PERF ? perf_arm(t, tid, hz, signo) : timer_arm(t, tid, hz, signo);
+	if (r == 0)
+		t->tid = tid;
+	return r;
+}
+
+void
+profil_clock_disarm(struct profil_thread *t)
+{
+	if (t->tid == 0)
+		return;
+	if (t->clock == PROFIL_CLOCK_PERF) {
+		ioctl(t->id, PERF_EVENT_IOC_DISABLE, 0);
+		perf_fd_mark(t->id, 0);
+		close(t->id);
+	} else {
+		syscall(SYS_timer_delete, t->id);
+	}
+	t->tid = 0;
+}
+
+/*
+ * In a fork child: timers were not inherited and the perf events measure the parent's
+ * threads, so only the descriptors need closing.
+ */
+void
+profil_clock_forget(struct profil_thread *t)
+{
+	if (t->tid != 0 && t->clock == PROFIL_CLOCK_PERF) {
+		perf_fd_mark(t->id, 0);
+		close(t->id);
+	}
+	t->tid = 0;
+}
+
+int
+profil_clock_resolve(enum profil_clock clock, unsigned int hz)
+{
+	if (clock != PROFIL_CLOCK_AUTO)
+		return clock;
+	return hz <= TIMER_HZ_GUARANTEED ? PROFIL_CLOCK_TIMER : PROFIL_CLOCK_PERF;
+}

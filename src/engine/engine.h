@@ -1,0 +1,82 @@
+/*
+ * engine.h - the sampling engine's control side: choosing and arming the kernel clocks for
+ * every thread, installing the handler, and keeping profiling right across fork, exec and
+ * thread creation.  Ticks go to one sink at a time (src/sample).
+ *
+ * Every function here that changes state is called with the engine lock held; the lock blocks
+ * all signals in the calling thread and spins, so the whole control path stays
+ * async-signal-safe (pcsample(2) is callable from a signal handler).
+ */
+#ifndef PROFIL_ENGINE_H
+#define PROFIL_ENGINE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../../include/profil.h"
+#include "../sample/sample.h"
+
+#define PROFIL_HZ_MAX 20000
+
+/* One armed thread: a POSIX timer on its CPU clock, or a perf event fd. */
+struct profil_thread {
+	pid_t tid;		/* 0: free slot */
+	int clock;		/* PROFIL_CLOCK_TIMER or PROFIL_CLOCK_PERF */
+	int id;			/* kernel timer id or fd */
+};
+
+void profil_engine_lock(sigset_t *saved);
+void profil_engine_unlock(const sigset_t *saved);
+
+/*
+ * Start ticking into sink at hz on the given clock, for every thread of the process, replacing
+ * whatever ran before.  Returns 0 or -errno (nothing armed on failure).
+ */
+int profil_engine_start_locked(const struct profil_sink *sink, unsigned int hz,
+    enum profil_clock clock);
+/* Disarm every thread, discard pending ticks, restore the program's signal disposition. */
+void profil_engine_stop_locked(void);
+/* The sink ticking now, or NULL. */
+const struct profil_sink *profil_engine_sink_locked(void);
+void profil_engine_stats_locked(struct profil_stats *st);
+
+/* Hooks called by the interposed pthread_create, fork and exec functions. */
+void profil_engine_thread_start(void);
+void profil_engine_thread_exit(void);
+void profil_engine_fork_child_locked(void);
+int profil_engine_exec_prepare(void);
+void profil_engine_exec_failed(int token);
+
+/* src/engine/clock.c */
+int profil_clock_arm(struct profil_thread *t, pid_t tid, int clock, unsigned int hz, int signo);
+void profil_clock_disarm(struct profil_thread *t);
+void profil_clock_forget(struct profil_thread *t);
+int profil_clock_resolve(enum profil_clock clock, unsigned int hz);
+
+/* src/engine/signal.c */
+int profil_signal_install(void);
+void profil_signal_restore(void);
+int profil_signal_current(void);
+
+/* src/engine/threads.c: calls fn(tid, arg) for every thread of the process. */
+int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);
+
+/* src/engine/writable.c: 0 if [p, p+len) can be read and written, else -EFAULT (or -errno). */
+int profil_memory_writable(void *p, size_t len);
+
+/* The real libc functions behind the ones interposed in src/engine (resolved at load time). */
+struct profil_real {
+	int (*pthread_create)(void *, const void *, void *(*)(void *), void *);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvp)(const char *, char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*execv)(const char *, char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
+};
+extern struct profil_real profil_real;
+/* Fills profil_real; runs at load, and again on first use if another constructor was first. */
+void profil_real_resolve(void);
+
+#endif /* PROFIL_ENGINE_H */

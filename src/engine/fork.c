@@ -1,0 +1,35 @@
+/*
+ * fork(2): the profiling signal is blocked in the forking thread from before the copy until
+ * after it (a tick arriving mid-clone() restarts it, which livelocks a large process), and the
+ * child re-arms: timers are not inherited, and pcsample(2) says sampling continues.
+ */
+#include <pthread.h>
+
+#include "engine.h"
+
+static _Thread_local sigset_t fork_saved;
+
+static void
+fork_prepare(void)
+{
+	profil_engine_lock(&fork_saved);
+}
+
+static void
+fork_parent(void)
+{
+	profil_engine_unlock(&fork_saved);
+}
+
+static void
+fork_child(void)
+{
+	profil_engine_fork_child_locked();
+	profil_engine_unlock(&fork_saved);
+}
+
+__attribute__((constructor)) static void
+fork_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
