@@ -31,7 +31,7 @@ PROG_BIN    := $(PROG_SRC:tests/progs/%.c=$(B)/tests/progs/%)
 BENCH_SRC   := $(wildcard bench/progs/*.c)
 BENCH_BIN   := $(BENCH_SRC:bench/progs/%.c=$(B)/bench/%)
 
-.PHONY: all check install clean bench lint tests
+.PHONY: all check install clean bench lint tests deps demo
 all: $(B)/libprofil.so $(B)/libprofil.a $(B)/demo
 
 $(B)/src/%.o: src/%.c
@@ -72,12 +72,23 @@ $(B)/bench/%: bench/progs/%.c $(B)/libprofil.so
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< $(PROG_LIBS)
 
+# The README's two commands: `make demo` and `make check`.  Each installs what is missing.
+deps:
+	@tools/deps.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@echo
+	$(B)/demo 2
+
 tests: all $(UNIT_BIN) $(PROG_BIN)
 
-check: tests
+check: deps
+	@$(MAKE) --no-print-directory tests
 	@sh tests/run.sh
 
-bench: all $(BENCH_BIN)
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@sh bench/run.sh
 
 lint:

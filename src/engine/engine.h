@@ -62,6 +62,14 @@ int profil_signal_current(void);
 /* src/engine/threads.c: calls fn(tid, arg) for every thread of the process. */
 int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);
 
+/*
+ * src/engine/exit.c: fn(why, arg) runs once as the process ends: why is 0 for exit and _exit,
+ * or the fatal signal's number.  fn must be async-signal-safe.  Returns 0 or -ENOSPC.
+ */
+int profil_exit_hook_add(void (*fn)(int why, void *arg), void *arg);
+void profil_exit_run(int why);
+void profil_exit_fork_child(void);
+
 /* src/engine/writable.c: 0 if [p, p+len) can be read and written, else -EFAULT (or -errno). */
 int profil_memory_writable(void *p, size_t len);
 

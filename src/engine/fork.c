@@ -25,6 +25,7 @@ static void
 fork_child(void)
 {
 	profil_engine_fork_child_locked();
+	profil_exit_fork_child();
 	profil_engine_unlock(&fork_saved);
 }
 

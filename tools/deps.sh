@@ -1,0 +1,28 @@
+#!/bin/sh
+# tools/deps.sh - installs the Debian packages profil needs that are missing, and nothing else.
+# Run by `make demo` and `make check`, so both work on a fresh machine.  Quiet when all present.
+set -eu
+# package            why
+PACKAGES="
+gcc                  compiler
+make                 build
+binutils             nm for the signal-safety check; GNU gprof reads our gmon files
+pkg-config           dependencies and the installed profil.pc
+libc6-dev            headers
+"
+missing=
+for p in $(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }'); do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "profil: missing Debian packages:$missing (run as root, or: sudo apt-get install$missing)" >&2
+	exit 1
+fi
+echo "profil: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >&2
