@@ -18,6 +18,13 @@ LIB_OBJ    := $(LIB_SRC:%.c=$(B)/%.o)
 SAMPLE_OBJ := $(filter $(B)/src/sample/%,$(LIB_OBJ))
 LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks -Iinclude
 
+# The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
+# and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
+CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c)
+CLI_PKGS   := libdw zlib
+CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
+CLI_LIBS    = $(shell pkg-config --libs $(CLI_PKGS)) -lm
+
 SONAME := libprofil.so.$(SOVERSION)
 SOFILE := libprofil.so.$(VERSION)
 
@@ -32,11 +39,19 @@ BENCH_SRC   := $(wildcard bench/progs/*.c)
 BENCH_BIN   := $(BENCH_SRC:bench/progs/%.c=$(B)/bench/%)
 
 .PHONY: all check install clean bench lint tests deps demo
-all: $(B)/libprofil.so $(B)/libprofil.a $(B)/demo
+all: $(B)/libprofil.so $(B)/libprofil.a $(B)/profil $(B)/demo
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+# The command's own objects (no -fvisibility games, linked into one program).
+$(B)/cli/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/profil: $(CLI_SRC:%.c=$(B)/cli/%.o)
+	$(CC) -o $@ $^ $(CLI_LIBS)
 
 # Signal context may only reach what tools/signal-safe.allow lists: the build fails otherwise.
 $(B)/signal-safe.ok: $(SAMPLE_OBJ) tools/check-signal-safe.sh tools/signal-safe.allow
@@ -96,8 +111,9 @@ lint:
 		--inline-suppr -D__x86_64__ -D__GNUC__ -Iinclude src tests demo
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/share/man/man3
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 755 $(B)/profil $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/profil.h include/pcsample.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/$(SOFILE) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(SOFILE) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
@@ -110,4 +126,4 @@ install: all
 clean:
 	rm -rf $(B)
 
--include $(LIB_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_SRC:%.c=$(B)/cli/%.d)

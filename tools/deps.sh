@@ -9,6 +9,9 @@ make                 build
 binutils             nm for the signal-safety check; GNU gprof reads our gmon files
 pkg-config           dependencies and the installed profil.pc
 libc6-dev            headers
+libdw-dev            elfutils: ELF/DWARF symbolization in profil(1)
+libelf-dev           elfutils: ELF reading
+zlib1g-dev           compressed exports
 "
 missing=
 for p in $(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }'); do

@@ -1,0 +1,49 @@
+/* profil(1): the command-line side of profil.  One file per subcommand; this one dispatches. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+/* Each subcommand adds its line here; the functions live in cmd/<name>.c. */
+const struct profil_cmd profil_cmds[] = {
+	{ NULL, NULL, NULL },
+};
+
+void
+profil_cmd_error(const char *what, const char *subject)
+{
+	if (subject != NULL)
+		fprintf(stderr, "profil: %s: '%s'\n", what, subject);
+	else
+		fprintf(stderr, "profil: %s\n", what);
+}
+
+static int
+usage(FILE *f)
+{
+	const struct profil_cmd *c;
+
+	fprintf(f, "usage: profil COMMAND [ARGS...]\n\ncommands:\n");
+	for (c = profil_cmds; c->name != NULL; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\nSee profil(1).\n");
+	return f == stdout ? 0 : 2;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct profil_cmd *c;
+
+	if (argc < 2)
+		return usage(stderr);
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0)
+		return usage(stdout);
+	for (c = profil_cmds; c->name != NULL; c++)
+		if (strcmp(argv[1], c->name) == 0)
+			return c->run(argc - 1, argv + 1);
+	profil_cmd_error("unknown command", argv[1]);
+	usage(stderr);
+	return 2;
+}
