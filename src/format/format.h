@@ -1,0 +1,178 @@
+/*
+ * format.h - the profile file written by the recorder (src/record) and read by everything else
+ * (profil report, the exporters).  docs/FORMAT.md is the byte-level description; this header is
+ * its C model and the one reader and one writer of it.
+ *
+ * A file is an 16-byte preamble and a sequence of length-framed records, each with a CRC-32,
+ * ending with an END record.  All integers are little-endian and fixed-width.  A reader that
+ * meets a record type it does not know skips it (the frame says how long it is); a record longer
+ * than the fields a reader knows has its tail ignored.  So fields and record types are only ever
+ * added, and PROFIL_FORMAT_VERSION changes only when an old reader would misread a new file.
+ */
+#ifndef PROFIL_FORMAT_H
+#define PROFIL_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROFIL_FORMAT_MAGIC	"\x89PROFIL\n"	/* 8 bytes, no terminating NUL in the file */
+#define PROFIL_FORMAT_VERSION	1
+
+/* Record types. */
+enum profil_record_type {
+	PROFIL_REC_HEADER = 1,	/* exactly one, first */
+	PROFIL_REC_MAPPING = 2,
+	PROFIL_REC_THREAD = 3,
+	PROFIL_REC_SAMPLE = 4,
+	PROFIL_REC_END = 0x454e44,	/* "END": last; the file is complete */
+};
+
+/* Bounds a reader enforces and a writer respects. */
+#define PROFIL_FORMAT_MAX_RECORD	(1u << 20)	/* payload bytes of one record */
+#define PROFIL_FORMAT_MAX_DEPTH		1024		/* pcs of one sample */
+#define PROFIL_FORMAT_MAX_PATH		4096
+#define PROFIL_FORMAT_MAX_NAME		256		/* progname, thread name */
+#define PROFIL_FORMAT_MAX_BUILD_ID	64
+
+/* How the recorded process ended, as far as the recorder saw. */
+enum profil_exit_kind {
+	PROFIL_EXIT_RUNNING = 0,	/* a periodic snapshot: the process never flushed again
+					   (SIGKILL, power loss) or still runs */
+	PROFIL_EXIT_NORMAL = 1,		/* exit(3), return from main, _exit(2); code = status
+					   when known, else -1 */
+	PROFIL_EXIT_SIGNAL = 2,		/* a fatal signal; code = its number */
+	PROFIL_EXIT_EXEC = 3,		/* replaced by execve(2); the new image has its own file */
+};
+
+/* header.flags */
+#define PROFIL_HDR_STACKS	0x1	/* samples carry call stacks (-g) */
+
+/* Epochs: the mapping generation.  unload_epoch of a mapping still present at the end. */
+#define PROFIL_EPOCH_NEVER	UINT32_MAX
+
+struct profil_file_header {
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t requested_hz;
+	uint32_t clock;			/* enum profil_clock: 1 timer, 2 perf */
+	uint64_t achieved_mhz;		/* achieved rate in millihertz: ticks per CPU second */
+	uint64_t start_ns;		/* CLOCK_REALTIME at start */
+	uint64_t end_ns;		/* CLOCK_REALTIME at the last flush */
+	uint64_t cpu_ns;		/* process CPU time while recording */
+	uint64_t samples;		/* signals or kernel records that produced a sample */
+	uint64_t ticks;			/* clock periods those samples stand for (>= samples) */
+	uint64_t dropped;		/* ticks lost: table full, stack pool full */
+	uint32_t exit_kind;		/* enum profil_exit_kind */
+	int32_t exit_code;		/* status or signal number, see profil_exit_kind */
+	uint32_t flags;			/* PROFIL_HDR_* */
+	uint32_t max_depth;		/* stack depth limit used by the recorder */
+	uint32_t threads;		/* threads armed */
+	uint32_t thread_failures;	/* threads that could not be armed */
+	char *progname;			/* basename of the program, NUL-terminated */
+	char *exe;			/* /proc/self/exe at start, or "" */
+};
+
+/*
+ * One memory mapping of a file with execute permission.  A PC belongs to the mapping whose
+ * [start, end) holds it and whose epoch range [load_epoch, unload_epoch] holds the sample's
+ * epoch; its offset in the file is pc - start + offset.
+ */
+struct profil_file_mapping {
+	uint64_t start;
+	uint64_t end;
+	uint64_t offset;		/* file offset of start */
+	uint64_t load_ns;		/* CLOCK_REALTIME when first seen */
+	uint64_t unload_ns;		/* when seen gone, or 0 */
+	uint32_t load_epoch;
+	uint32_t unload_epoch;		/* PROFIL_EPOCH_NEVER if mapped at the end */
+	uint32_t prot;			/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	uint32_t build_id_len;		/* 0 when the file has no GNU build-id note */
+	uint8_t build_id[PROFIL_FORMAT_MAX_BUILD_ID];
+	char *path;
+};
+
+struct profil_file_thread {
+	uint32_t tid;
+	char *name;			/* comm (up to 15 bytes on Linux), "" if unknown */
+};
+
+/*
+ * count ticks in thread tid, all with the same stack.  pcs[0] is the interrupted PC; pcs[1..]
+ * are return addresses (subtract one to land in the call instruction).  depth >= 1.
+ */
+struct profil_file_sample {
+	uint64_t count;
+	uint32_t tid;
+	uint32_t epoch;			/* mapping generation when the sample was taken */
+	uint32_t depth;
+	uint64_t *pcs;
+};
+
+struct profil_file {
+	struct profil_file_header hdr;
+	struct profil_file_mapping *maps;
+	size_t nmaps;
+	struct profil_file_thread *threads;
+	size_t nthreads;
+	struct profil_file_sample *samples;
+	size_t nsamples;
+	uint32_t version;
+};
+
+/*
+ * profil_file_read - reads and checks a whole profile file into *out.
+ *
+ * Rejects a file that is not a profile, has another major version, is truncated (no END
+ * record), or has a record whose checksum, length or contents do not hold; a message naming
+ * the problem and the byte offset goes to err (always NUL-terminated when errlen > 0).
+ * Duplicate samples (same tid, epoch and stack) are kept as written; readers sum them.
+ * Returns 0, or -errno (-EINVAL for a bad file, -ENOMEM, or the error of open/read).
+ * Thread-safe; not async-signal-safe (allocates).
+ */
+int profil_file_read(const char *path, struct profil_file **out, char *err, size_t errlen);
+
+/* The same from a buffer in memory (the reader's core; used by tests and fuzzing). */
+int profil_file_parse(const void *data, size_t len, struct profil_file **out, char *err,
+    size_t errlen);
+
+/* Frees what profil_file_read() returned; NULL is allowed. */
+void profil_file_free(struct profil_file *f);
+
+/* The mapping a pc of a sample taken in epoch belongs to, or NULL. */
+const struct profil_file_mapping *profil_file_mapping_find(const struct profil_file *f,
+    uint64_t pc, uint32_t epoch);
+
+/* Text for enum values, for reports: "timer", "perf"; "running", "exit", "signal", "exec". */
+const char *profil_file_clock_name(uint32_t clock);
+const char *profil_file_exit_name(uint32_t exit_kind);
+
+/*
+ * The writer: serializes field by field into a fixed buffer and writes it out with write(2).
+ * Async-signal-safe (no allocation, no locks, no stdio), so the recorder can flush from a
+ * fatal-signal handler.  Errors are sticky: check profil_writer_finish().
+ */
+#define PROFIL_WRITER_BUF	(64 * 1024)
+
+struct profil_writer {
+	int fd;
+	int error;			/* first -errno, or 0 */
+	size_t len;			/* bytes in buf */
+	size_t rec;			/* where the open record's frame starts in buf */
+	uint64_t records;		/* records written, END excluded */
+	uint8_t buf[PROFIL_WRITER_BUF];
+};
+
+/* Starts a file on fd: writes the preamble. */
+void profil_writer_init(struct profil_writer *w, int fd);
+void profil_writer_header(struct profil_writer *w, const struct profil_file_header *h);
+void profil_writer_mapping(struct profil_writer *w, const struct profil_file_mapping *m);
+void profil_writer_thread(struct profil_writer *w, uint32_t tid, const char *name);
+void profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid, uint32_t epoch,
+    uint32_t depth, const uint64_t *pcs);
+/* Writes the END record and whatever is buffered.  Returns 0 or the first -errno. */
+int profil_writer_finish(struct profil_writer *w);
+
+/* CRC-32 (IEEE 802.3, as zlib's crc32) of len bytes, continuing from crc (0 to start). */
+uint32_t profil_crc32(uint32_t crc, const void *data, size_t len);
+
+#endif /* PROFIL_FORMAT_H */
