@@ -1,0 +1,437 @@
+/*
+ * The one reader of the profile format (docs/FORMAT.md).  Files come from anywhere, so every
+ * length is checked against what is left before it is used, and every count against the
+ * format's limits before anything is allocated from it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format.h"
+
+/* A file larger than this is refused rather than read into memory. */
+#define MAX_FILE_BYTES ((size_t)1 << 32)
+
+__attribute__((format(printf, 3, 4))) static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static uint32_t
+get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t
+get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+/* A string of n bytes at p, copied and NUL-terminated; NULL for embedded NULs or no memory. */
+static char *
+dup_string(const uint8_t *p, size_t n, int *nomem)
+{
+	char *s;
+
+	if (memchr(p, '\0', n) != NULL)
+		return NULL;
+	s = malloc(n + 1);
+	if (s == NULL) {
+		*nomem = 1;
+		return NULL;
+	}
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* Grows *arr (of *n elements of size sz) by one, returning the new element zeroed. */
+static void *
+grow(void **arr, size_t *n, size_t *cap, size_t sz)
+{
+	void *a;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+
+		a = realloc(*arr, ncap * sz);
+		if (a == NULL)
+			return NULL;
+		*arr = a;
+		*cap = ncap;
+	}
+	a = (char *)*arr + *n * sz;
+	memset(a, 0, sz);
+	(*n)++;
+	return a;
+}
+
+struct parse {
+	struct profil_file *f;
+	size_t cap_maps, cap_threads, cap_samples;
+	char *err;
+	size_t errlen;
+	int nomem;
+};
+
+static int
+parse_header(struct parse *ps, const uint8_t *p, size_t len, size_t at)
+{
+	struct profil_file_header *h = &ps->f->hdr;
+	uint32_t pl, el;
+
+	if (len < 104)
+		return fail(ps->err, ps->errlen, "header record too short (%zu bytes) at offset %zu",
+		    len, at);
+	h->pid = get_u32(p);
+	h->ppid = get_u32(p + 4);
+	h->requested_hz = get_u32(p + 8);
+	h->clock = get_u32(p + 12);
+	h->achieved_mhz = get_u64(p + 16);
+	h->start_ns = get_u64(p + 24);
+	h->end_ns = get_u64(p + 32);
+	h->cpu_ns = get_u64(p + 40);
+	h->samples = get_u64(p + 48);
+	h->ticks = get_u64(p + 56);
+	h->dropped = get_u64(p + 64);
+	h->exit_kind = get_u32(p + 72);
+	h->exit_code = (int32_t)get_u32(p + 76);
+	h->flags = get_u32(p + 80);
+	h->max_depth = get_u32(p + 84);
+	h->threads = get_u32(p + 88);
+	h->thread_failures = get_u32(p + 92);
+	pl = get_u32(p + 96);
+	el = get_u32(p + 100);
+	if (pl > PROFIL_FORMAT_MAX_NAME || el > PROFIL_FORMAT_MAX_PATH || 104 + (size_t)pl + el > len)
+		return fail(ps->err, ps->errlen, "header strings overrun the record at offset %zu",
+		    at);
+	h->progname = dup_string(p + 104, pl, &ps->nomem);
+	h->exe = dup_string(p + 104 + pl, el, &ps->nomem);
+	if (h->progname == NULL || h->exe == NULL)
+		return ps->nomem ? -ENOMEM :
+		    fail(ps->err, ps->errlen, "NUL inside a header string at offset %zu", at);
+	return 0;
+}
+
+static int
+parse_mapping(struct parse *ps, const uint8_t *p, size_t len, size_t at)
+{
+	struct profil_file *f = ps->f;
+	struct profil_file_mapping *m;
+	uint32_t bl, pl;
+
+	if (len < 60)
+		return fail(ps->err, ps->errlen, "mapping record too short at offset %zu", at);
+	bl = get_u32(p + 52);
+	pl = get_u32(p + 56);
+	if (bl > PROFIL_FORMAT_MAX_BUILD_ID || pl > PROFIL_FORMAT_MAX_PATH ||
+	    60 + (size_t)bl + pl > len)
+		return fail(ps->err, ps->errlen, "mapping fields overrun the record at offset %zu",
+		    at);
+	if (get_u64(p) >= get_u64(p + 8))
+		return fail(ps->err, ps->errlen, "mapping ends before it starts at offset %zu", at);
+	if (get_u32(p + 40) > get_u32(p + 44))
+		return fail(ps->err, ps->errlen, "mapping unloaded before loaded at offset %zu", at);
+	m = grow((void **)&f->maps, &f->nmaps, &ps->cap_maps, sizeof(*m));
+	if (m == NULL)
+		return -ENOMEM;
+	m->start = get_u64(p);
+	m->end = get_u64(p + 8);
+	m->offset = get_u64(p + 16);
+	m->load_ns = get_u64(p + 24);
+	m->unload_ns = get_u64(p + 32);
+	m->load_epoch = get_u32(p + 40);
+	m->unload_epoch = get_u32(p + 44);
+	m->prot = get_u32(p + 48);
+	m->build_id_len = bl;
+	memcpy(m->build_id, p + 60, bl);
+	m->path = dup_string(p + 60 + bl, pl, &ps->nomem);
+	if (m->path == NULL)
+		return ps->nomem ? -ENOMEM :
+		    fail(ps->err, ps->errlen, "NUL inside a mapping path at offset %zu", at);
+	return 0;
+}
+
+static int
+parse_thread(struct parse *ps, const uint8_t *p, size_t len, size_t at)
+{
+	struct profil_file *f = ps->f;
+	struct profil_file_thread *t;
+	uint32_t nl;
+
+	if (len < 8)
+		return fail(ps->err, ps->errlen, "thread record too short at offset %zu", at);
+	nl = get_u32(p + 4);
+	if (nl > PROFIL_FORMAT_MAX_NAME || 8 + (size_t)nl > len)
+		return fail(ps->err, ps->errlen, "thread name overruns the record at offset %zu",
+		    at);
+	t = grow((void **)&f->threads, &f->nthreads, &ps->cap_threads, sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	t->tid = get_u32(p);
+	t->name = dup_string(p + 8, nl, &ps->nomem);
+	if (t->name == NULL)
+		return ps->nomem ? -ENOMEM :
+		    fail(ps->err, ps->errlen, "NUL inside a thread name at offset %zu", at);
+	return 0;
+}
+
+static int
+parse_sample(struct parse *ps, const uint8_t *p, size_t len, size_t at)
+{
+	struct profil_file *f = ps->f;
+	struct profil_file_sample *s;
+	uint32_t depth, i;
+
+	if (len < 20)
+		return fail(ps->err, ps->errlen, "sample record too short at offset %zu", at);
+	depth = get_u32(p + 16);
+	if (depth == 0 || depth > PROFIL_FORMAT_MAX_DEPTH || 20 + 8 * (size_t)depth > len)
+		return fail(ps->err, ps->errlen, "sample depth %u invalid at offset %zu", depth, at);
+	if (get_u64(p) == 0)
+		return fail(ps->err, ps->errlen, "sample with a zero count at offset %zu", at);
+	s = grow((void **)&f->samples, &f->nsamples, &ps->cap_samples, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	s->pcs = malloc(8 * (size_t)depth);
+	if (s->pcs == NULL)
+		return -ENOMEM;
+	s->count = get_u64(p);
+	s->tid = get_u32(p + 8);
+	s->epoch = get_u32(p + 12);
+	s->depth = depth;
+	for (i = 0; i < depth; i++)
+		s->pcs[i] = get_u64(p + 20 + 8 * (size_t)i);
+	return 0;
+}
+
+static int
+parse_all(struct parse *ps, const uint8_t *data, size_t len)
+{
+	size_t off = 16;
+	uint64_t records = 0;
+	int have_header = 0, r;
+
+	if (len < 16 || memcmp(data, PROFIL_FORMAT_MAGIC, 8) != 0)
+		return fail(ps->err, ps->errlen, "not a profil profile (bad magic)");
+	ps->f->version = get_u32(data + 8);
+	if (ps->f->version != PROFIL_FORMAT_VERSION)
+		return fail(ps->err, ps->errlen, "unsupported version %u (this reader knows %u)",
+		    ps->f->version, PROFIL_FORMAT_VERSION);
+	for (;;) {
+		uint32_t type, plen;
+		const uint8_t *p;
+
+		if (off == len)
+			return fail(ps->err, ps->errlen,
+			    "truncated: no end record after %llu records (%zu bytes)",
+			    (unsigned long long)records, len);
+		if (len - off < 12)
+			return fail(ps->err, ps->errlen, "truncated record frame at offset %zu", off);
+		type = get_u32(data + off);
+		plen = get_u32(data + off + 4);
+		if (plen > PROFIL_FORMAT_MAX_RECORD)
+			return fail(ps->err, ps->errlen, "record length %u too large at offset %zu",
+			    plen, off);
+		if ((size_t)plen > len - off - 12)
+			return fail(ps->err, ps->errlen,
+			    "truncated: record of %u bytes at offset %zu runs past the end", plen,
+			    off);
+		if (profil_crc32(0, data + off, 8 + (size_t)plen) != get_u32(data + off + 8 + plen))
+			return fail(ps->err, ps->errlen, "checksum mismatch in record at offset %zu",
+			    off);
+		p = data + off + 8;
+		if (!have_header && type != PROFIL_REC_HEADER)
+			return fail(ps->err, ps->errlen, "first record is not a header (offset %zu)",
+			    off);
+		switch (type) {
+		case PROFIL_REC_HEADER:
+			if (have_header)
+				return fail(ps->err, ps->errlen, "second header at offset %zu", off);
+			have_header = 1;
+			r = parse_header(ps, p, plen, off);
+			break;
+		case PROFIL_REC_MAPPING:
+			r = parse_mapping(ps, p, plen, off);
+			break;
+		case PROFIL_REC_THREAD:
+			r = parse_thread(ps, p, plen, off);
+			break;
+		case PROFIL_REC_SAMPLE:
+			r = parse_sample(ps, p, plen, off);
+			break;
+		case PROFIL_REC_END:
+			if (plen < 8)
+				return fail(ps->err, ps->errlen, "end record too short at offset %zu",
+				    off);
+			if (get_u64(p) != records)
+				return fail(ps->err, ps->errlen,
+				    "end record counts %llu records, file has %llu",
+				    (unsigned long long)get_u64(p), (unsigned long long)records);
+			if (off + 12 + plen != len)
+				return fail(ps->err, ps->errlen, "data after the end record at offset %zu",
+				    off + 12 + plen);
+			return 0;
+		default:
+			r = 0;	/* a newer record type: skipped */
+			break;
+		}
+		if (r == -ENOMEM) {
+			fail(ps->err, ps->errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (r < 0)
+			return r;
+		records++;
+		off += 12 + (size_t)plen;
+	}
+}
+
+int
+profil_file_parse(const void *data, size_t len, struct profil_file **out, char *err,
+    size_t errlen)
+{
+	struct parse ps;
+	int r;
+
+	*out = NULL;
+	if (errlen > 0)
+		err[0] = '\0';
+	memset(&ps, 0, sizeof(ps));
+	ps.err = err;
+	ps.errlen = errlen;
+	ps.f = calloc(1, sizeof(*ps.f));
+	if (ps.f == NULL) {
+		fail(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = parse_all(&ps, data, len);
+	if (r < 0) {
+		profil_file_free(ps.f);
+		return r;
+	}
+	*out = ps.f;
+	return 0;
+}
+
+int
+profil_file_read(const char *path, struct profil_file **out, char *err, size_t errlen)
+{
+	struct stat st;
+	uint8_t *buf;
+	size_t got = 0;
+	ssize_t n;
+	int fd, r;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		if (errlen > 0)
+			snprintf(err, errlen, "%s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_BYTES) {
+		close(fd);
+		return fail(err, errlen, "not a regular file of a sane size");
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL) {
+		close(fd);
+		fail(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	r = profil_file_parse(buf, got, out, err, errlen);
+	free(buf);
+	return r;
+}
+
+void
+profil_file_free(struct profil_file *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	free(f->hdr.progname);
+	free(f->hdr.exe);
+	for (i = 0; i < f->nmaps; i++)
+		free(f->maps[i].path);
+	for (i = 0; i < f->nthreads; i++)
+		free(f->threads[i].name);
+	for (i = 0; i < f->nsamples; i++)
+		free(f->samples[i].pcs);
+	free(f->maps);
+	free(f->threads);
+	free(f->samples);
+	free(f);
+}
+
+const struct profil_file_mapping *
+profil_file_mapping_find(const struct profil_file *f, uint64_t pc, uint32_t epoch)
+{
+	size_t i;
+
+	for (i = 0; i < f->nmaps; i++) {
+		const struct profil_file_mapping *m = &f->maps[i];
+
+		if (pc >= m->start && pc < m->end && epoch >= m->load_epoch &&
+		    epoch <= m->unload_epoch)
+			return m;
+	}
+	return NULL;
+}
+
+const char *
+profil_file_clock_name(uint32_t clock)
+{
+	switch (clock) {
+	case 1:
+		return "timer";
+	case 2:
+		return "perf";
+	default:
+		return "unknown";
+	}
+}
+
+const char *
+profil_file_exit_name(uint32_t exit_kind)
+{
+	switch (exit_kind) {
+	case PROFIL_EXIT_RUNNING:
+		return "running";
+	case PROFIL_EXIT_NORMAL:
+		return "exit";
+	case PROFIL_EXIT_SIGNAL:
+		return "signal";
+	case PROFIL_EXIT_EXEC:
+		return "exec";
+	default:
+		return "unknown";
+	}
+}

@@ -1,0 +1,163 @@
+/*
+ * The profile format's writer and reader: a round trip with exact values, and hostile input
+ * (every truncation, every single-byte corruption, a wrong version, absurd lengths) that the
+ * reader must refuse with a message and without crashing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "format/crc32.c"
+#include "format/reader.c"
+#include "format/writer.c"
+
+static struct profil_writer w;
+
+/* Writes a small profile into memory (memfd) and returns its bytes. */
+static uint8_t *
+sample_file(size_t *len)
+{
+	struct profil_file_header h = { 0 };
+	struct profil_file_mapping m = { 0 };
+	uint64_t pcs[3] = { 0x555555554123, 0x7f0000001000, 0x7f0000002000 };
+	uint8_t *buf;
+	int fd = memfd_create("profil-format", 0);
+	off_t end;
+
+	h.pid = 1234;
+	h.ppid = 1;
+	h.requested_hz = 1000;
+	h.clock = 2;
+	h.achieved_mhz = 998500;
+	h.start_ns = 1;
+	h.end_ns = 2000000001;
+	h.samples = 7;
+	h.ticks = 9;
+	h.exit_kind = PROFIL_EXIT_SIGNAL;
+	h.exit_code = 11;
+	h.flags = PROFIL_HDR_STACKS;
+	h.max_depth = 64;
+	h.progname = "prog";
+	h.exe = "/usr/bin/prog";
+	profil_writer_init(&w, fd);
+	profil_writer_header(&w, &h);
+	m.start = 0x555555554000;
+	m.end = 0x555555556000;
+	m.offset = 0x1000;
+	m.load_epoch = 0;
+	m.unload_epoch = PROFIL_EPOCH_NEVER;
+	m.prot = 5;
+	m.build_id_len = 20;
+	memset(m.build_id, 0xab, 20);
+	m.path = "/usr/bin/prog";
+	profil_writer_mapping(&w, &m);
+	m.start = 0x7f0000000000;
+	m.end = 0x7f0000010000;
+	m.load_epoch = 1;
+	m.unload_epoch = 2;
+	m.build_id_len = 0;
+	m.path = "/tmp/libgone.so";
+	profil_writer_mapping(&w, &m);
+	profil_writer_thread(&w, 1234, "main");
+	profil_writer_thread(&w, 1235, "worker-1");
+	profil_writer_sample(&w, 5, 1234, 0, 1, pcs);
+	profil_writer_sample(&w, 2, 1235, 1, 3, pcs);
+	tap_check(profil_writer_finish(&w) == 0, "writer finishes without error");
+	end = lseek(fd, 0, SEEK_END);
+	buf = malloc((size_t)end);
+	pread(fd, buf, (size_t)end, 0);
+	close(fd);
+	*len = (size_t)end;
+	return buf;
+}
+
+int
+main(void)
+{
+	struct profil_file *f;
+	char err[256];
+	size_t len, i, refused, crashed = 0;
+	uint8_t *buf = sample_file(&len), *copy;
+	int r;
+
+	tap_check(profil_crc32(0, "123456789", 9) == 0xcbf43926,
+	    "CRC-32 of \"123456789\" is the IEEE check value cbf43926");
+	r = profil_file_parse(buf, len, &f, err, sizeof(err));
+	tap_check(r == 0, "a written file reads back (%s)", r ? err : "ok");
+	if (r != 0)
+		return tap_done();
+	tap_check(f->hdr.pid == 1234 && f->hdr.ppid == 1 && f->hdr.requested_hz == 1000 &&
+	    f->hdr.clock == 2 && f->hdr.achieved_mhz == 998500 && f->hdr.end_ns == 2000000001 &&
+	    f->hdr.samples == 7 && f->hdr.ticks == 9 && f->hdr.exit_kind == PROFIL_EXIT_SIGNAL &&
+	    f->hdr.exit_code == 11 && f->hdr.flags == PROFIL_HDR_STACKS &&
+	    strcmp(f->hdr.progname, "prog") == 0 && strcmp(f->hdr.exe, "/usr/bin/prog") == 0,
+	    "header fields round-trip");
+	tap_check(f->nmaps == 2 && f->maps[0].offset == 0x1000 && f->maps[0].build_id_len == 20 &&
+	    f->maps[0].build_id[19] == 0xab && strcmp(f->maps[1].path, "/tmp/libgone.so") == 0 &&
+	    f->maps[1].unload_epoch == 2, "mappings round-trip with build-id and epochs");
+	tap_check(f->nthreads == 2 && strcmp(f->threads[1].name, "worker-1") == 0,
+	    "threads round-trip");
+	tap_check(f->nsamples == 2 && f->samples[0].count == 5 && f->samples[0].depth == 1 &&
+	    f->samples[1].depth == 3 && f->samples[1].pcs[2] == 0x7f0000002000 &&
+	    f->samples[1].epoch == 1, "samples round-trip, leaf first");
+	tap_check(profil_file_mapping_find(f, 0x7f0000001000, 1) == &f->maps[1] &&
+	    profil_file_mapping_find(f, 0x7f0000001000, 3) == NULL &&
+	    profil_file_mapping_find(f, 0x555555554123, 7) == &f->maps[0],
+	    "a pc finds its mapping only within the mapping's epochs");
+	profil_file_free(f);
+
+	/* Every proper prefix is a truncated file. */
+	refused = 0;
+	for (i = 0; i < len; i++) {
+		copy = malloc(i + 1);
+		memcpy(copy, buf, i);
+		r = profil_file_parse(copy, i, &f, err, sizeof(err));
+		refused += r == -EINVAL && err[0] != '\0' && f == NULL;
+		free(copy);
+	}
+	tap_check(refused == len, "all %zu truncations refused with a message", len);
+	r = profil_file_parse(buf, len - 1, &f, err, sizeof(err));
+	tap_check(r < 0 && strstr(err, "truncated") != NULL, "message says truncated: %s", err);
+
+	/* Any changed byte outside the reserved preamble flags is caught. */
+	refused = 0;
+	for (i = 0; i < len; i++) {
+		copy = malloc(len);
+		memcpy(copy, buf, len);
+		copy[i] ^= 0x5a;
+		r = profil_file_parse(copy, len, &f, err, sizeof(err));
+		if (r == 0)
+			profil_file_free(f);
+		refused += r < 0 || (i >= 12 && i < 16);
+		crashed += r < 0 && err[0] == '\0';
+		free(copy);
+	}
+	tap_check(refused == len && crashed == 0, "every corrupted byte refused (%zu of %zu)",
+	    refused, len);
+
+	copy = malloc(len);
+	memcpy(copy, buf, len);
+	copy[8] = 2;
+	r = profil_file_parse(copy, len, &f, err, sizeof(err));
+	tap_check(r < 0 && strstr(err, "unsupported version 2") != NULL, "wrong version: %s", err);
+
+	/* A hostile length with a valid checksum: the frame is checked before any allocation. */
+	memcpy(copy, buf, len);
+	copy[20] = 0xff;
+	copy[21] = 0xff;
+	copy[22] = 0xff;
+	copy[23] = 0x7f;
+	r = profil_file_parse(copy, len, &f, err, sizeof(err));
+	tap_check(r < 0 && strstr(err, "too large") != NULL, "huge record length: %s", err);
+	free(copy);
+
+	r = profil_file_parse("hello, world, not a profile", 27, &f, err, sizeof(err));
+	tap_check(r < 0 && strstr(err, "magic") != NULL, "not a profile: %s", err);
+	r = profil_file_read("/nonexistent/x.profil", &f, err, sizeof(err));
+	tap_check(r == -ENOENT && f == NULL, "missing file: %s", err);
+	free(buf);
+	return tap_done();
+}
