@@ -87,6 +87,12 @@ $(B)/bench/%: bench/progs/%.c $(B)/libprofil.so
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< $(PROG_LIBS)
 
+# glibc's own profil(3) for comparison: the same workload built without libprofil.
+BENCH_PLAIN := $(B)/bench/cpusplit.plain
+$(B)/bench/%.plain: bench/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -DBENCH_PLAIN -pthread -o $@ $< -lm
+
 # The README's two commands: `make demo` and `make check`.  Each installs what is missing.
 deps:
 	@tools/deps.sh
@@ -103,8 +109,8 @@ check: deps
 	@sh tests/run.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BENCH_BIN)
-	@sh bench/run.sh
+	@$(MAKE) --no-print-directory all $(BENCH_BIN) $(BENCH_PLAIN)
+	@B=$(abspath $(B)) sh bench/run.sh
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 \
