@@ -83,6 +83,22 @@ $(B)/tests/unit/%: tests/unit/%.c tests/tap.h $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -Isrc -pthread -o $@ $< $(LIB_OBJ) -lm
 
+# Report tests link the command's objects but cmd/ (main() is there), and two libraries of
+# their own: one linked, one to dlopen.
+CLI_LIB_OBJ     := $(filter-out $(B)/cli/cmd/%,$(CLI_SRC:%.c=$(B)/cli/%.o))
+REPORT_TEST_SRC := $(wildcard tests/report/*.c)
+REPORT_TEST_BIN := $(REPORT_TEST_SRC:tests/report/%.c=$(B)/tests/report/%)
+REPORT_TEST_LIB := $(B)/tests/report/libshared.so $(B)/tests/report/libplugin.so
+
+$(B)/tests/report/lib%.so: tests/report/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE) -fPIC -shared -o $@ $<
+
+$(B)/tests/report/%: tests/report/%.c tests/tap.h $(CLI_LIB_OBJ) $(REPORT_TEST_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_OBJ) -L$(B)/tests/report \
+		-Wl,-rpath,$(abspath $(B))/tests/report -lshared -ldl $(CLI_LIBS)
+
 $(B)/bench/%: bench/progs/%.c $(B)/libprofil.so
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< $(PROG_LIBS)
@@ -102,7 +118,7 @@ demo: deps
 	@echo
 	$(B)/demo 2
 
-tests: all $(UNIT_BIN) $(PROG_BIN)
+tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN)
 
 check: deps
 	@$(MAKE) --no-print-directory tests

@@ -1,0 +1,492 @@
+/*
+ * symbols.c - the symbolizer on elfutils' libdwfl: one Dwfl per binary, a cache of answers per
+ * module.  See symbols.h for why modules are per binary rather than per address space.
+ */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/symbols.h"
+
+/* A PT_LOAD segment: how file offsets, which mappings record, become ELF addresses. */
+struct profil_segment {
+	uint64_t offset;
+	uint64_t filesz;
+	uint64_t vaddr;
+};
+
+struct profil_module {
+	struct profil_module *next;
+	char *path;
+	const char *name;
+	uint8_t *build_id;
+	size_t build_id_len;
+	enum profil_module_status status;
+	Dwfl *dwfl;			/* NULL when the binary gives no names */
+	Dwfl_Module *dm;
+	GElf_Addr bias;			/* Dwfl address = ELF address + bias */
+	struct profil_segment *segs;
+	size_t nsegs;
+	/* Open addressing on the file offset; the table is a power of two, at most half full. */
+	struct profil_location **cache;
+	size_t cache_size;
+	size_t cache_used;
+};
+
+struct profil_symbolizer {
+	struct profil_module *modules;
+	char *debuginfo_path;
+	Dwfl_Callbacks callbacks;
+};
+
+struct profil_symbolizer *
+profil_symbolizer_new(void)
+{
+	struct profil_symbolizer *sym = calloc(1, sizeof(*sym));
+
+	if (sym == NULL)
+		return NULL;
+	/*
+	 * The module's own directory, its .debug/ and /usr/lib/debug (where Debian's -dbg and
+	 * -dbgsym packages put build-id files): eu-addr2line's default search.
+	 */
+	sym->callbacks.find_elf = dwfl_build_id_find_elf;
+	sym->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	sym->callbacks.section_address = dwfl_offline_section_address;
+	sym->callbacks.debuginfo_path = &sym->debuginfo_path;
+	return sym;
+}
+
+static void
+module_free(struct profil_module *mod)
+{
+	size_t i;
+
+	for (i = 0; i < mod->cache_size; i++)
+		free(mod->cache[i]);
+	free(mod->cache);
+	free(mod->segs);
+	if (mod->dwfl != NULL)
+		dwfl_end(mod->dwfl);
+	free(mod->build_id);
+	free(mod->path);
+	free(mod);
+}
+
+void
+profil_symbolizer_free(struct profil_symbolizer *sym)
+{
+	struct profil_module *mod, *next;
+
+	if (sym == NULL)
+		return;
+	for (mod = sym->modules; mod != NULL; mod = next) {
+		next = mod->next;
+		module_free(mod);
+	}
+	free(sym);
+}
+
+/* Reports the ELF file at path (fd consumed) as the session's only module, at its own
+ * addresses: a bias of 0 for shared objects and PIEs, nothing to move for executables. */
+static int
+module_report(struct profil_symbolizer *sym, struct profil_module *mod, const char *path, int fd)
+{
+	mod->dwfl = dwfl_begin(&sym->callbacks);
+	if (mod->dwfl == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(mod->dwfl);
+	mod->dm = dwfl_report_elf(mod->dwfl, mod->name, path, fd, 0, true);
+	if (mod->dm == NULL)
+		close(fd);
+	dwfl_report_end(mod->dwfl, NULL, NULL);
+	if (mod->dm == NULL) {
+		dwfl_end(mod->dwfl);
+		mod->dwfl = NULL;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/* The file's build-id equals the recorded one, or one of them is unknown. */
+static int
+module_build_id_matches(struct profil_module *mod)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len;
+
+	if (mod->build_id_len == 0)
+		return 1;
+	len = dwfl_module_build_id(mod->dm, &bits, &vaddr);
+	if (len <= 0)
+		return 1;
+	return (size_t)len == mod->build_id_len && memcmp(bits, mod->build_id, (size_t)len) == 0;
+}
+
+/*
+ * A binary rebuilt since the recording may still have its old self in the debug store, as
+ * /usr/lib/debug/.build-id/xx/yyyy.debug; such a file keeps the program headers, symbols and
+ * DWARF of the code that ran.
+ */
+static int
+module_open_by_build_id(struct profil_module *mod)
+{
+	char path[64 + 2 * 64];
+	size_t i, n;
+	int fd;
+
+	if (mod->build_id_len < 2 || mod->build_id_len > 64)
+		return -1;
+	n = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", mod->build_id[0]);
+	for (i = 1; i < mod->build_id_len; i++)
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", mod->build_id[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
+static int
+module_load_segments(struct profil_module *mod)
+{
+	GElf_Phdr phdr;
+	size_t i, n;
+	Elf *elf;
+
+	elf = dwfl_module_getelf(mod->dm, &mod->bias);
+	if (elf == NULL || elf_getphdrnum(elf, &n) != 0)
+		return -ENOEXEC;
+	mod->segs = calloc(n ? n : 1, sizeof(*mod->segs));
+	if (mod->segs == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (gelf_getphdr(elf, (int)i, &phdr) == NULL || phdr.p_type != PT_LOAD)
+			continue;
+		mod->segs[mod->nsegs].offset = phdr.p_offset;
+		mod->segs[mod->nsegs].filesz = phdr.p_filesz;
+		mod->segs[mod->nsegs].vaddr = phdr.p_vaddr;
+		mod->nsegs++;
+	}
+	return mod->nsegs > 0 ? 0 : -ENOEXEC;
+}
+
+static void
+module_open(struct profil_symbolizer *sym, struct profil_module *mod)
+{
+	Dwarf_Addr dbias;
+	int fd, err;
+
+	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		mod->status = PROFIL_MODULE_MISSING;
+		return;
+	}
+	err = module_report(sym, mod, mod->path, fd);
+	if (err == -ENOMEM) {
+		mod->status = PROFIL_MODULE_MISSING;
+		return;
+	}
+	if (err != 0) {
+		mod->status = PROFIL_MODULE_NOT_ELF;
+		return;
+	}
+	if (!module_build_id_matches(mod)) {
+		dwfl_end(mod->dwfl);
+		mod->dwfl = NULL;
+		mod->dm = NULL;
+		mod->status = PROFIL_MODULE_CHANGED;
+		fd = module_open_by_build_id(mod);
+		if (fd < 0 || module_report(sym, mod, mod->path, fd) != 0)
+			return;
+	}
+	if (module_load_segments(mod) != 0) {
+		dwfl_end(mod->dwfl);
+		mod->dwfl = NULL;
+		mod->dm = NULL;
+		if (mod->status == PROFIL_MODULE_OK)
+			mod->status = PROFIL_MODULE_NOT_ELF;
+		return;
+	}
+	if (mod->status == PROFIL_MODULE_CHANGED)
+		mod->status = PROFIL_MODULE_OK;	/* the debug store had the code that ran */
+	else if (dwfl_module_getdwarf(mod->dm, &dbias) == NULL)
+		mod->status = PROFIL_MODULE_NO_DEBUG;
+}
+
+struct profil_module *
+profil_symbolizer_module(struct profil_symbolizer *sym, const char *path, const uint8_t *build_id,
+    size_t build_id_len)
+{
+	struct profil_module *mod;
+	const char *slash;
+
+	for (mod = sym->modules; mod != NULL; mod = mod->next)
+		if (strcmp(mod->path, path) == 0 && mod->build_id_len == build_id_len &&
+		    (build_id_len == 0 || memcmp(mod->build_id, build_id, build_id_len) == 0))
+			return mod;
+	mod = calloc(1, sizeof(*mod));
+	if (mod == NULL)
+		return NULL;
+	mod->path = strdup(path);
+	mod->build_id = malloc(build_id_len ? build_id_len : 1);
+	mod->cache_size = 64;
+	mod->cache = calloc(mod->cache_size, sizeof(*mod->cache));
+	if (mod->path == NULL || mod->build_id == NULL || mod->cache == NULL) {
+		module_free(mod);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (build_id_len > 0)
+		memcpy(mod->build_id, build_id, build_id_len);
+	mod->build_id_len = build_id_len;
+	slash = strrchr(mod->path, '/');
+	mod->name = slash != NULL && slash[1] != '\0' ? slash + 1 : mod->path;
+	module_open(sym, mod);
+	mod->next = sym->modules;
+	sym->modules = mod;
+	return mod;
+}
+
+enum profil_module_status
+profil_module_status(const struct profil_module *mod)
+{
+	return mod->status;
+}
+
+const char *
+profil_module_path(const struct profil_module *mod)
+{
+	return mod->path;
+}
+
+const char *
+profil_module_name(const struct profil_module *mod)
+{
+	return mod->name;
+}
+
+const char *
+profil_module_status_str(enum profil_module_status status)
+{
+	switch (status) {
+	case PROFIL_MODULE_OK:
+		return "symbolized";
+	case PROFIL_MODULE_MISSING:
+		return "cannot open binary, showing module+offset";
+	case PROFIL_MODULE_CHANGED:
+		return "binary changed since recording (build-id differs), showing module+offset";
+	case PROFIL_MODULE_NOT_ELF:
+		return "not a readable ELF file, showing module+offset";
+	case PROFIL_MODULE_NO_DEBUG:
+		return "no debug information, functions without file:line";
+	}
+	return "unknown";
+}
+
+static size_t
+cache_slot(uint64_t offset, size_t size)
+{
+	/* Fibonacci hashing: offsets are clustered, the high product bits are not. */
+	return (size_t)((offset * 0x9e3779b97f4a7c15ull) >> 32) & (size - 1);
+}
+
+static int
+cache_insert(struct profil_module *mod, struct profil_location *loc)
+{
+	struct profil_location **old = mod->cache;
+	size_t i, j, oldsize = mod->cache_size;
+
+	if (2 * (mod->cache_used + 1) > mod->cache_size) {
+		mod->cache = calloc(2 * oldsize, sizeof(*mod->cache));
+		if (mod->cache == NULL) {
+			mod->cache = old;
+			return -ENOMEM;
+		}
+		mod->cache_size = 2 * oldsize;
+		for (i = 0; i < oldsize; i++) {
+			if (old[i] == NULL)
+				continue;
+			j = cache_slot(old[i]->offset, mod->cache_size);
+			while (mod->cache[j] != NULL)
+				j = (j + 1) & (mod->cache_size - 1);
+			mod->cache[j] = old[i];
+		}
+		free(old);
+	}
+	j = cache_slot(loc->offset, mod->cache_size);
+	while (mod->cache[j] != NULL)
+		j = (j + 1) & (mod->cache_size - 1);
+	mod->cache[j] = loc;
+	mod->cache_used++;
+	return 0;
+}
+
+/* The ELF address of a file offset, through the PT_LOAD segment that holds it. */
+static int
+module_vaddr(const struct profil_module *mod, uint64_t offset, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < mod->nsegs; i++) {
+		if (offset >= mod->segs[i].offset &&
+		    offset - mod->segs[i].offset < mod->segs[i].filesz) {
+			*vaddr = offset - mod->segs[i].offset + mod->segs[i].vaddr;
+			return 0;
+		}
+	}
+	return -ERANGE;
+}
+
+/*
+ * The inline chain at addr, innermost first, as eu-addr2line -i reports it: each
+ * DW_TAG_inlined_subroutine names the inlined function, and its DW_AT_call_file/line is where
+ * the next outer one called it.  Returns the number of frames written (at most max), 0 without
+ * DWARF for the address.
+ */
+static size_t
+module_inline_chain(struct profil_module *mod, Dwarf_Addr addr, struct profil_frame *frames,
+    size_t max, uint64_t *outer_start)
+{
+	Dwarf_Die *cu, *scopes = NULL, *parents;
+	Dwarf_Files *files = NULL;
+	Dwarf_Attribute attr;
+	Dwarf_Addr dbias, low;
+	Dwarf_Word word;
+	size_t n = 0, nfiles = 0;
+	int i, nscopes, nparents, tag;
+	Dwfl_Line *line;
+
+	cu = dwfl_module_addrdie(mod->dm, addr, &dbias);
+	if (cu == NULL)
+		return 0;
+	nscopes = dwarf_getscopes(cu, addr - dbias, &scopes);
+	if (nscopes <= 0) {
+		free(scopes);
+		return 0;
+	}
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+		files = NULL;
+	memset(frames, 0, max * sizeof(*frames));
+	for (i = 0; i < nscopes && n < max; i++) {
+		tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		frames[n].function = dwarf_diename(&scopes[i]);
+		n++;
+		if (tag == DW_TAG_subprogram) {
+			if (dwarf_entrypc(&scopes[i], &low) == 0 || dwarf_lowpc(&scopes[i], &low) == 0)
+				*outer_start = low + dbias - mod->bias;
+			break;
+		}
+		/* Where this inlined body was called: the next frame's position. */
+		if (n < max && files != NULL &&
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &word) == 0 &&
+		    word < nfiles)
+			frames[n].file = dwarf_filesrc(files, word, NULL, NULL);
+		if (n < max &&
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &word) == 0)
+			frames[n].line = (int)word;
+		/*
+		 * dwarf_getscopes continues past an inlined instance with the scopes of its
+		 * abstract definition; the caller is found among the instance's own parents.
+		 */
+		nparents = dwarf_getscopes_die(&scopes[i], &parents);
+		if (nparents <= 0)
+			break;
+		free(scopes);
+		scopes = parents;
+		nscopes = nparents;
+		i = 0;
+	}
+	/* The innermost frame is where the instruction itself is, by the line table. */
+	line = dwfl_module_getsrc(mod->dm, addr);
+	if (n > 0 && line != NULL) {
+		int lineno = 0;
+
+		frames[0].file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		frames[0].line = lineno;
+	}
+	free(scopes);
+	return n;
+}
+
+static int
+module_resolve(struct profil_module *mod, uint64_t offset, struct profil_location **out)
+{
+	struct profil_frame chain[32];
+	struct profil_location *loc;
+	const char *name = NULL;
+	uint64_t vaddr, start = 0, dstart = 0;
+	GElf_Off symoff = 0;
+	GElf_Sym symbol;
+	size_t n = 0;
+
+	if (mod->dwfl != NULL && module_vaddr(mod, offset, &vaddr) == 0) {
+		name = dwfl_module_addrinfo(mod->dm, vaddr + mod->bias, &symoff, &symbol, NULL,
+		    NULL, NULL);
+		if (name != NULL)
+			start = vaddr - symoff;
+		n = module_inline_chain(mod, vaddr + mod->bias, chain, 32, &dstart);
+		if (name == NULL && n > 0 && chain[n - 1].function != NULL) {
+			name = chain[n - 1].function;
+			start = dstart;
+		}
+	}
+	if (n == 0) {
+		chain[0].file = NULL;
+		chain[0].line = 0;
+		n = 1;
+	}
+	/*
+	 * The owning function is named by its ELF symbol, as perf names it: the symbol covers the
+	 * machine code (foo.cold, foo.isra.0 are separate pieces), DWARF names the source function.
+	 */
+	chain[n - 1].function = name;
+	loc = malloc(sizeof(*loc) + n * sizeof(loc->frames[0]));
+	if (loc == NULL)
+		return -ENOMEM;
+	loc->module = mod;
+	loc->offset = offset;
+	loc->function_start = start;
+	loc->known = name != NULL;
+	loc->nframes = n;
+	loc->frames = (struct profil_frame *)(loc + 1);
+	memcpy(loc->frames, chain, n * sizeof(chain[0]));
+	*out = loc;
+	return 0;
+}
+
+int
+profil_module_lookup(struct profil_module *mod, uint64_t offset,
+    const struct profil_location **loc)
+{
+	struct profil_location *found;
+	size_t j;
+	int err;
+
+	for (j = cache_slot(offset, mod->cache_size); mod->cache[j] != NULL;
+	     j = (j + 1) & (mod->cache_size - 1)) {
+		if (mod->cache[j]->offset == offset) {
+			*loc = mod->cache[j];
+			return 0;
+		}
+	}
+	err = module_resolve(mod, offset, &found);
+	if (err != 0)
+		return err;
+	err = cache_insert(mod, found);
+	if (err != 0) {
+		free(found);
+		return err;
+	}
+	*loc = found;
+	return 0;
+}

@@ -1,0 +1,87 @@
+/*
+ * symbols.h - the symbolizer: turns a place in a mapped file into function, module, source file,
+ * line and the chain of inlined calls.  It is the only part of profil that includes elfutils.
+ *
+ * A session (struct profil_symbolizer) owns one module per distinct binary, named by its path
+ * and build-id, and answers queries in the binary's own terms: a file offset, which is what a
+ * recorded mapping (start, end, offset) turns every sampled PC into.  Working per binary rather
+ * than per address space is deliberate: one report merges many processes, each with its own
+ * load addresses (ASLR, dlopen order, ASLR off and two programs at the same place), and every
+ * process running /usr/bin/python3 shares the same opened ELF, DWARF and answer cache.
+ *
+ * Nothing here prints: a module that cannot be symbolized says why in its status, and the
+ * caller warns once per module.  Not thread-safe (like a Dwfl); one session per thread.
+ */
+#ifndef PROFIL_REPORT_SYMBOLS_H
+#define PROFIL_REPORT_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct profil_symbolizer;
+struct profil_module;
+
+/* One level of the inline chain. */
+struct profil_frame {
+	const char *function;	/* NULL when nothing names the code */
+	const char *file;	/* source file, NULL without line information */
+	int line;		/* 0 without line information */
+};
+
+/*
+ * What is known about one file offset.  frames[0] is the innermost (inlined) code, with the
+ * file and line of the instruction; frames[nframes - 1] is the function that owns the machine
+ * code, its file:line being where it called the next inner one.  The flat view attributes to
+ * that outermost frame, as perf and gprof do.
+ */
+struct profil_location {
+	const struct profil_module *module;
+	uint64_t offset;	/* file offset in the module */
+	uint64_t function_start;	/* ELF address of the owning function; its identity */
+	int known;		/* 0: no symbol covers it, shown as module+0xoffset */
+	size_t nframes;		/* at least 1 */
+	struct profil_frame *frames;
+};
+
+/* Why a module is only partly symbolized; the caller warns once per module. */
+enum profil_module_status {
+	PROFIL_MODULE_OK = 0,
+	PROFIL_MODULE_MISSING,		/* the binary could not be opened */
+	PROFIL_MODULE_CHANGED,		/* its build-id differs from the recorded one */
+	PROFIL_MODULE_NOT_ELF,		/* not an ELF file libdwfl can read */
+	PROFIL_MODULE_NO_DEBUG,		/* symbols but no DWARF: no file:line, no inlines */
+};
+
+/* A new session with the standard debug-file search (build-id and debuglink under
+ * /usr/lib/debug, as eu-addr2line).  Returns NULL with errno ENOMEM. */
+struct profil_symbolizer *profil_symbolizer_new(void);
+
+/* Frees the session, its modules and every location it returned. */
+void profil_symbolizer_free(struct profil_symbolizer *sym);
+
+/*
+ * Returns the module for a binary, opening it on first use.  build_id (len bytes, len 0 when
+ * unknown) is compared with the file's: a binary rebuilt since the recording is not used for
+ * names (PROFIL_MODULE_CHANGED).  A module that cannot be opened is still returned, so its
+ * addresses show as module+0xoffset.  Returns NULL only with errno ENOMEM.
+ */
+struct profil_module *profil_symbolizer_module(struct profil_symbolizer *sym, const char *path,
+    const uint8_t *build_id, size_t build_id_len);
+
+/* The module's status, its path as recorded, and a short name for views (the base name). */
+enum profil_module_status profil_module_status(const struct profil_module *mod);
+const char *profil_module_path(const struct profil_module *mod);
+const char *profil_module_name(const struct profil_module *mod);
+
+/* A sentence for a status, for the caller's one warning. */
+const char *profil_module_status_str(enum profil_module_status status);
+
+/*
+ * Looks up a file offset of the module.  For a return address (a caller's frame) pass the
+ * offset of the call, i.e. the return address minus one.  *loc stays valid until the session
+ * is freed; the same offset returns the same location (cached).  Returns 0 or -ENOMEM.
+ */
+int profil_module_lookup(struct profil_module *mod, uint64_t offset,
+    const struct profil_location **loc);
+
+#endif /* PROFIL_REPORT_SYMBOLS_H */
