@@ -48,6 +48,25 @@ void profil_engine_fork_child_locked(void);
 int profil_engine_exec_prepare(void);
 void profil_engine_exec_failed(int token);
 
+/*
+ * src/engine/hooks.c: fn(arg) runs at these moments, in registration order.  THREAD_START runs
+ * in a new thread (created through pthread_create) before its clock is armed, THREAD_EXIT as it
+ * ends; FORK_CHILD in the fork child with the engine lock held and every signal blocked (fn
+ * must not take the lock, and must be async-signal-safe); EXEC_BEFORE before an exec function
+ * disarms the clocks (also in a vfork child: compare getpid()), EXEC_FAILED if it returned.
+ * Registration is not thread-safe against itself; do it at start-up.  Returns 0 or -errno.
+ */
+enum profil_hook {
+	PROFIL_HOOK_THREAD_START,
+	PROFIL_HOOK_THREAD_EXIT,
+	PROFIL_HOOK_FORK_CHILD,
+	PROFIL_HOOK_EXEC_BEFORE,
+	PROFIL_HOOK_EXEC_FAILED,
+	PROFIL_HOOK_MAX
+};
+int profil_engine_hook_add(enum profil_hook when, void (*fn)(void *arg), void *arg);
+void profil_engine_hooks_run(enum profil_hook when);
+
 /* src/engine/clock.c */
 int profil_clock_arm(struct profil_thread *t, pid_t tid, int clock, unsigned int hz, int signo);
 void profil_clock_disarm(struct profil_thread *t);

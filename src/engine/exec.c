@@ -17,9 +17,11 @@ extern char **environ;
 		int token_, r_;                                \
 		if (profil_real.execve == NULL)                \
 			profil_real_resolve();                 \
+		profil_engine_hooks_run(PROFIL_HOOK_EXEC_BEFORE); \
 		token_ = profil_engine_exec_prepare();         \
 		r_ = (call);                                   \
 		profil_engine_exec_failed(token_);             \
+		profil_engine_hooks_run(PROFIL_HOOK_EXEC_FAILED); \
 		return r_;                                     \
 	} while (0)
 

@@ -26,6 +26,7 @@ fork_child(void)
 {
 	profil_engine_fork_child_locked();
 	profil_exit_fork_child();
+	profil_engine_hooks_run(PROFIL_HOOK_FORK_CHILD);
 	profil_engine_unlock(&fork_saved);
 }
 
