@@ -144,6 +144,7 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' profil.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/profil.pc
 	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	ln -sf profil_rate_set.3 $(DESTDIR)$(PREFIX)/share/man/man3/profil_stats_get.3
 
 clean:
 	rm -rf $(B)
