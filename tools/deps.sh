@@ -12,6 +12,8 @@ libc6-dev            headers
 libdw-dev            elfutils: ELF/DWARF symbolization in profil(1)
 libelf-dev           elfutils: ELF reading
 zlib1g-dev           compressed exports
+mandoc               t9001 lints and renders the mdoc man pages
+cppcheck             make lint (t9003)
 "
 missing=
 for p in $(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }'); do
