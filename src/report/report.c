@@ -1,0 +1,360 @@
+/*
+ * report.c - the report session: owns the files, the symbolizer and the aggregation of ticks by
+ * function and module.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/format.h"
+#include "report/report.h"
+#include "report/symbols.h"
+
+struct report_file {
+	char *name;
+	struct profil_file *f;
+	double hz;			/* ticks per CPU second, to turn ticks into seconds */
+};
+
+/* An entry and what identifies it: the owning function's start, or the offset when unnamed. */
+struct report_entry {
+	struct profil_report_entry e;
+	uint64_t key;
+	int known;
+};
+
+struct profil_report {
+	struct profil_symbolizer *sym;
+	struct report_file *files;
+	size_t nfiles;
+	struct report_entry *entries;
+	size_t nentries;
+	size_t cap;
+	size_t *slots;			/* open addressing: entry index + 1, 0 free */
+	size_t nslots;
+	struct profil_report_entry *sorted;	/* what profil_report_entries() returned */
+	const struct profil_module **touched;	/* modules samples landed in, each once */
+	size_t ntouched;
+	uint64_t total;
+	double seconds;
+};
+
+struct profil_report *
+profil_report_new(void)
+{
+	struct profil_report *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->sym = profil_symbolizer_new();
+	if (r->sym == NULL) {
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return r;
+}
+
+void
+profil_report_free(struct profil_report *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nfiles; i++) {
+		free(r->files[i].name);
+		profil_file_free(r->files[i].f);
+	}
+	free(r->files);
+	free(r->entries);
+	free(r->slots);
+	free(r->sorted);
+	free(r->touched);
+	profil_symbolizer_free(r->sym);
+	free(r);
+}
+
+static size_t
+entry_hash(const struct profil_module *mod, uint64_t key, int known, size_t nslots)
+{
+	uint64_t h = (uint64_t)(uintptr_t)mod * 0x9e3779b97f4a7c15ull;
+
+	h ^= (key + (uint64_t)known) * 0xc2b2ae3d27d4eb4full;
+	h ^= h >> 29;
+	return (size_t)h & (nslots - 1);
+}
+
+static int
+slots_grow(struct profil_report *r)
+{
+	size_t i, j, n = r->nslots ? 2 * r->nslots : 256;
+	size_t *slots = calloc(n, sizeof(*slots));
+
+	if (slots == NULL)
+		return -ENOMEM;
+	for (i = 0; i < r->nentries; i++) {
+		const struct report_entry *e = &r->entries[i];
+
+		j = entry_hash(e->e.module, e->key, e->known, n);
+		while (slots[j] != 0)
+			j = (j + 1) & (n - 1);
+		slots[j] = i + 1;
+	}
+	free(r->slots);
+	r->slots = slots;
+	r->nslots = n;
+	return 0;
+}
+
+/* The entry for (module, key, known), created empty on first use. */
+static struct report_entry *
+entry_get(struct profil_report *r, const struct profil_module *mod, uint64_t key, int known)
+{
+	struct report_entry *e;
+	size_t j;
+
+	if (2 * (r->nentries + 1) > r->nslots && slots_grow(r) != 0)
+		return NULL;
+	for (j = entry_hash(mod, key, known, r->nslots); r->slots[j] != 0;
+	     j = (j + 1) & (r->nslots - 1)) {
+		e = &r->entries[r->slots[j] - 1];
+		if (e->e.module == mod && e->key == key && e->known == known)
+			return e;
+	}
+	if (r->nentries == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 256;
+
+		e = realloc(r->entries, cap * sizeof(*e));
+		if (e == NULL)
+			return NULL;
+		r->entries = e;
+		r->cap = cap;
+	}
+	e = &r->entries[r->nentries];
+	memset(e, 0, sizeof(*e));
+	e->e.module = mod;
+	e->key = key;
+	e->known = known;
+	r->slots[j] = ++r->nentries;
+	return e;
+}
+
+static int
+touch(struct profil_report *r, const struct profil_module *mod)
+{
+	const struct profil_module **t;
+	size_t i;
+
+	for (i = 0; i < r->ntouched; i++)
+		if (r->touched[i] == mod)
+			return 0;
+	t = realloc(r->touched, (r->ntouched + 1) * sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	r->touched = t;
+	r->touched[r->ntouched++] = mod;
+	return 0;
+}
+
+/*
+ * The rate that turns ticks into seconds: the achieved one.  A file without CPU time to
+ * measure it (nothing ran) falls back to the requested rate, and that to the classic 100 Hz.
+ */
+static double
+file_hz(const struct profil_file *f)
+{
+	if (f->hdr.achieved_mhz > 0)
+		return (double)f->hdr.achieved_mhz / 1000.0;
+	if (f->hdr.requested_hz > 0)
+		return f->hdr.requested_hz;
+	return 100.0;
+}
+
+/* Attributes count ticks at pc (the interrupted PC, leaf of the stack) of file rf. */
+static int
+report_pc(struct profil_report *r, const struct report_file *rf, struct profil_module **mods,
+    uint64_t pc, uint32_t epoch, uint64_t count)
+{
+	const struct profil_file_mapping *m = profil_file_mapping_find(rf->f, pc, epoch);
+	const struct profil_location *loc;
+	struct report_entry *e;
+	size_t i;
+	int err;
+
+	if (m == NULL) {
+		/* vdso, JIT code, anonymous memory: nothing recorded says whose it is. */
+		e = entry_get(r, NULL, 0, 0);
+	} else {
+		i = (size_t)(m - rf->f->maps);
+		if (mods[i] == NULL) {
+			mods[i] = profil_symbolizer_module(r->sym, m->path, m->build_id,
+			    m->build_id_len);
+			if (mods[i] == NULL || touch(r, mods[i]) != 0)
+				return -ENOMEM;
+		}
+		err = profil_module_lookup(mods[i], pc - m->start + m->offset, &loc);
+		if (err != 0)
+			return err;
+		if (loc->known)
+			e = entry_get(r, mods[i], loc->function_start, 1);
+		else
+			e = entry_get(r, mods[i], loc->offset, 0);
+		if (e != NULL && e->e.count == 0) {
+			e->e.function = loc->frames[loc->nframes - 1].function;
+			e->e.offset = loc->offset;
+			e->e.file = loc->frames[loc->nframes - 1].file;
+			if (e->e.file == NULL)
+				e->e.file = loc->frames[0].file;
+		}
+	}
+	if (e == NULL)
+		return -ENOMEM;
+	e->e.count += count;
+	e->e.seconds += (double)count / rf->hz;
+	return 0;
+}
+
+int
+profil_report_add(struct profil_report *r, const char *name, struct profil_file *f)
+{
+	struct profil_module **mods;
+	struct report_file *files, *rf;
+	size_t i;
+	int err = 0;
+
+	files = realloc(r->files, (r->nfiles + 1) * sizeof(*files));
+	if (files == NULL) {
+		profil_file_free(f);
+		return -ENOMEM;
+	}
+	r->files = files;
+	rf = &r->files[r->nfiles];
+	rf->name = strdup(name);
+	rf->f = f;
+	rf->hz = file_hz(f);
+	if (rf->name == NULL) {
+		profil_file_free(f);
+		return -ENOMEM;
+	}
+	r->nfiles++;
+	free(r->sorted);
+	r->sorted = NULL;
+	/* Each mapping's module, found once per file rather than once per sample. */
+	mods = calloc(f->nmaps ? f->nmaps : 1, sizeof(*mods));
+	if (mods == NULL)
+		return -ENOMEM;
+	for (i = 0; i < f->nsamples && err == 0; i++) {
+		const struct profil_file_sample *s = &f->samples[i];
+
+		err = report_pc(r, rf, mods, s->pcs[0], s->epoch, s->count);
+		r->total += s->count;
+		r->seconds += (double)s->count / rf->hz;
+	}
+	free(mods);
+	return err;
+}
+
+uint64_t
+profil_report_total(const struct profil_report *r)
+{
+	return r->total;
+}
+
+double
+profil_report_seconds(const struct profil_report *r)
+{
+	return r->seconds;
+}
+
+size_t
+profil_report_nfiles(const struct profil_report *r)
+{
+	return r->nfiles;
+}
+
+const struct profil_file *
+profil_report_file(const struct profil_report *r, size_t i, const char **name)
+{
+	if (i >= r->nfiles)
+		return NULL;
+	if (name != NULL)
+		*name = r->files[i].name;
+	return r->files[i].f;
+}
+
+static const char *
+entry_module_name(const struct profil_report_entry *e)
+{
+	return e->module != NULL ? profil_module_name(e->module) : "";
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct profil_report_entry *x = a, *y = b;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->function != NULL && y->function != NULL) {
+		c = strcmp(x->function, y->function);
+		if (c != 0)
+			return c;
+	} else if (x->function != y->function) {
+		return x->function != NULL ? -1 : 1;
+	}
+	c = strcmp(entry_module_name(x), entry_module_name(y));
+	if (c != 0)
+		return c;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+const struct profil_report_entry *
+profil_report_entries(struct profil_report *r, size_t *n)
+{
+	size_t i;
+
+	if (r->sorted == NULL && r->nentries > 0) {
+		r->sorted = malloc(r->nentries * sizeof(*r->sorted));
+		if (r->sorted == NULL) {
+			*n = 0;
+			return NULL;
+		}
+		for (i = 0; i < r->nentries; i++)
+			r->sorted[i] = r->entries[i].e;
+		qsort(r->sorted, r->nentries, sizeof(*r->sorted), entry_cmp);
+	}
+	*n = r->sorted != NULL ? r->nentries : 0;
+	return r->sorted;
+}
+
+void
+profil_report_modules(const struct profil_report *r,
+    void (*fn)(void *arg, const struct profil_module *mod), void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntouched; i++)
+		fn(arg, r->touched[i]);
+}
+
+void
+profil_share_interval(uint64_t k, uint64_t n, double *lo, double *hi)
+{
+	const double z = 1.959963984540054;
+	double p, denom, centre, half;
+
+	if (n == 0 || k > n) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	p = (double)k / (double)n;
+	denom = 1 + z * z / (double)n;
+	centre = (p + z * z / (2.0 * (double)n)) / denom;
+	half = z * sqrt(p * (1 - p) / (double)n + z * z / (4.0 * (double)n * (double)n)) / denom;
+	*lo = centre - half < 0 ? 0 : centre - half;
+	*hi = centre + half > 1 ? 1 : centre + half;
+}

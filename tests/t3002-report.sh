@@ -1,0 +1,125 @@
+#!/bin/sh
+# t3002-report: `profil report` on files written by the project's writer with samples at known
+# functions of a live process: exact shares and seconds, merging of files and directories, the
+# one warning for a deleted binary, usage errors (exit 2) and bad files (exit 1, named).
+. "$(dirname "$0")/lib.sh"
+
+P=$B/profil
+cp "$B/tests/report/libplugin.so" gone.so
+"$B/tests/report/mkprofile" one.profil "$B/tests/report/libplugin.so" gone.so > expect ||
+	echo "not ok - mkprofile wrote a profile"
+
+# row FUNCTION-REGEX: the tab-separated row of the report in out.tsv
+row() {
+	awk -F '\t' -v f="$1" '$7 ~ ("^" f "$")' out.tsv
+}
+
+test_expect_success 'report exits 0 and warns once about the deleted library' '
+	"$P" report --tsv one.profil > out.tsv 2> err &&
+	cat err &&
+	test "$(grep -c "gone.so" err)" = 1 &&
+	grep -q "^profil: cannot open binary, showing module+offset: '\''.*/gone.so'\''$" err
+'
+test_expect_success 'the header names the columns' '
+	head -n 1 out.tsv | grep -q "^percent	ci_low	ci_high	cumulative_s	self_s	samples	function	module	file$"
+'
+test_expect_success 'main PIE function: 500 of 1000 ticks, 0.625 s at 800 Hz achieved, with its file' '
+	row pie_work | grep -q "^50.0000	[0-9.]*	[0-9.]*	0.625000	0.625000	500	pie_work	mkprofile	.*mkprofile.c$"
+'
+test_expect_success 'shared library: 300 ticks, the caller frame of 400 more not counted' '
+	row shared_call | grep -q "^30.0000	.*	0.375000	300	shared_call	libshared.so	.*shared.c$"
+'
+test_expect_success 'dlopen'\''ed library closed before the end: attributed' '
+	row plugin_call | grep -q "^12.0000	.*	0.150000	120	plugin_call	libplugin.so	.*plugin.c$"
+'
+test_expect_success 'libc through its build-id and symbols' '
+	row "_*getpid" | grep -q "^5.0000	.*	0.062500	50	_*getpid	libc.so.6	"
+'
+test_expect_success 'deleted binary: module+0xoffset at the recorded file offset' '
+	want=$(awk "\$2 == \"gone.so\" { print \$1 }" expect) &&
+	row "gone.so.*" | grep -q "^2.0000	.*	20	$want	gone.so	$"
+'
+test_expect_success 'a PC in no mapping is counted, not lost' '
+	row "\[unmapped\]" | grep -q "^1.0000	.*	10	\[unmapped\]	?	$"
+'
+test_expect_success 'rows are heaviest first and cumulative seconds add up to 1.25 s' '
+	awk -F "\t" "NR > 1 { print \$6 }" out.tsv > counts &&
+	sort -rn counts | cmp - counts &&
+	tail -n 1 out.tsv | grep -q "^1.0000	[0-9.]*	[0-9.]*	1.250000	"
+'
+test_expect_success 'each interval holds its share and narrows with more samples' '
+	awk -F "\t" "NR > 1 && !(\$2 <= \$1 && \$1 <= \$3) { exit 1 }" out.tsv &&
+	row pie_work | awk -F "\t" "{ exit !(\$2 > 46.8 && \$2 < 47.0 && \$3 > 53.0 && \$3 < 53.2) }"
+'
+test_expect_success 'the human view prints the summary and the same rows' '
+	"$P" report one.profil > out.txt 2> /dev/null &&
+	grep -q "^Flat profile: 1 process, 1000 samples, 1.250 seconds of CPU$" out.txt &&
+	grep -q "mkprofile\[[0-9]*\]: 1000 samples at 800.0 Hz achieved (1000 Hz requested, perf clock), exit 0" out.txt &&
+	grep -q "^ 50.00  .*  0.625  *500  pie_work  *mkprofile$" out.txt
+'
+test_expect_success '--limit keeps the heaviest rows' '
+	"$P" report --tsv -n 2 one.profil > two.tsv 2> /dev/null &&
+	test "$(wc -l < two.tsv)" = 3 && sed -n 2p two.tsv | grep -q "	pie_work	"
+'
+test_expect_success 'default ./profil.out/: two processes merge by function' '
+	mkdir profil.out && cp one.profil profil.out/a.1.profil && cp one.profil profil.out/b.2.profil &&
+	: > profil.out/.b.2.profil.x.tmp &&
+	"$P" report --tsv > out.tsv 2> err &&
+	test "$(grep -c gone.so err)" = 1 &&
+	row pie_work | grep -q "	1.250000	1000	pie_work	" &&
+	tail -n 1 out.tsv | grep -q "^1.0000	[0-9.]*	[0-9.]*	2.500000	"
+'
+
+# Usage errors: exit 2 and a message naming what was wrong.
+usage_error() {
+	"$P" report "$@" > /dev/null 2> err
+	rc=$?
+	cat err
+	test $rc = 2 && grep -q "^usage: profil report" err
+}
+test_expect_success 'unknown option exits 2' '
+	usage_error --bogus one.profil && grep -q "^profil: unknown option: '\''--bogus'\''$" err
+'
+test_expect_success 'a limit that is not a positive number exits 2' '
+	usage_error -n many one.profil && grep -q "^profil: --limit wants a positive number: '\''many'\''$" err &&
+	usage_error --limit=0 one.profil
+'
+test_expect_success 'an option without its value exits 2' '
+	usage_error one.profil -n && grep -q "^profil: option needs a value: '\''-n'\''$" err
+'
+test_expect_success 'an unknown command exits 2' '
+	"$P" rpeort > /dev/null 2> err; test $? = 2 && grep -q "^profil: unknown command: '\''rpeort'\''$" err
+'
+
+# Bad input: exit 1 and a message that names the file.
+bad_file() {
+	"$P" report "$1" > out 2> err
+	rc=$?
+	cat err
+	test $rc = 1 && grep -q "^profil: .*: '$1'\$" err && test ! -s out
+}
+test_expect_success 'a truncated file exits 1 naming it' '
+	size=$(wc -c < one.profil) &&
+	head -c $((size - 9)) one.profil > truncated.profil &&
+	bad_file truncated.profil && grep -q trunc err
+'
+test_expect_success 'a flipped byte exits 1 naming it' '
+	cp one.profil flipped.profil &&
+	printf "\377" | dd of=flipped.profil bs=1 seek=200 conv=notrunc 2> /dev/null &&
+	! cmp -s one.profil flipped.profil &&
+	bad_file flipped.profil
+'
+test_expect_success 'a file that is no profile exits 1 naming it' '
+	printf "hello, world\n" > text.profil && bad_file text.profil
+'
+test_expect_success 'a missing file exits 1 naming it' '
+	bad_file nothing.profil && grep -q "No such file" err
+'
+test_expect_success 'a directory without profiles exits 1 naming it' '
+	mkdir empty && bad_file empty
+'
+test_expect_success 'one bad file among good ones still fails' '
+	cp truncated.profil profil.out/c.3.profil && bad_file profil.out/c.3.profil &&
+	"$P" report profil.out > /dev/null 2> err; test $? = 1 && grep -q "c.3.profil" err
+'
+test_done
