@@ -15,6 +15,9 @@ struct profil_cmd {
 /* The table in cmd/profil.c; a subcommand's file defines its run function. */
 extern const struct profil_cmd profil_cmds[];
 
+/* The subcommands' run functions, one per cmd/<name>.c. */
+int profil_cmd_report(int argc, char **argv);
+
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
 

@@ -6,6 +6,7 @@
 
 /* Each subcommand adds its line here; the functions live in cmd/<name>.c. */
 const struct profil_cmd profil_cmds[] = {
+	{ "report", profil_cmd_report, "print the flat view of recorded profiles" },
 	{ NULL, NULL, NULL },
 };
 
