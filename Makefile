@@ -18,6 +18,12 @@ LIB_OBJ    := $(LIB_SRC:%.c=$(B)/%.o)
 SAMPLE_OBJ := $(filter $(B)/src/sample/%,$(LIB_OBJ))
 LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks -Iinclude
 
+# The preloaded recorder (src/record): the engine, the signal-context code and the format
+# writer, linked against libc alone.  It has no API; it exports only what it interposes.
+REC_SO  := $(B)/libprofil-record.so
+REC_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/record/*.c src/sample/*.c src/engine/*.c) \
+	src/format/writer.c src/format/crc32.c)
+
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
 CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c)
@@ -39,7 +45,7 @@ BENCH_SRC   := $(wildcard bench/progs/*.c)
 BENCH_BIN   := $(BENCH_SRC:bench/progs/%.c=$(B)/bench/%)
 
 .PHONY: all check install clean bench lint tests deps demo
-all: $(B)/libprofil.so $(B)/libprofil.a $(B)/profil $(B)/demo
+all: $(B)/libprofil.so $(B)/libprofil.a $(B)/profil $(B)/demo $(REC_SO)
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -61,6 +67,10 @@ $(B)/signal-safe.ok: $(SAMPLE_OBJ) tools/check-signal-safe.sh tools/signal-safe.
 $(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libprofil.map -Wl,-z,defs \
 		-o $@ $(LIB_OBJ)
+
+$(REC_SO): $(REC_OBJ) src/record/record.map $(B)/signal-safe.ok
+	$(CC) -shared -Wl,--version-script=src/record/record.map -Wl,-z,defs -o $@ $(REC_OBJ) \
+		-lpthread -ldl
 
 $(B)/libprofil.so: $(B)/$(SOFILE)
 	ln -sf $(SOFILE) $(B)/$(SONAME)
@@ -141,6 +151,7 @@ install: all
 	ln -sf $(SOFILE) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libprofil.so
 	install -m 644 $(B)/libprofil.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(REC_SO) $(DESTDIR)$(PREFIX)/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' profil.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/profil.pc
 	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
@@ -149,4 +160,4 @@ install: all
 clean:
 	rm -rf $(B)
 
--include $(LIB_OBJ:.o=.d) $(CLI_SRC:%.c=$(B)/cli/%.d)
+-include $(LIB_OBJ:.o=.d) $(REC_OBJ:.o=.d) $(CLI_SRC:%.c=$(B)/cli/%.d)

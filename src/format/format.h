@@ -46,6 +46,7 @@ enum profil_exit_kind {
 
 /* header.flags */
 #define PROFIL_HDR_STACKS	0x1	/* samples carry call stacks (-g) */
+#define PROFIL_HDR_PROGRAM_SIGPROF 0x2	/* the program had its own SIGPROF handler or ITIMER_PROF */
 
 /* Epochs: the mapping generation.  unload_epoch of a mapping still present at the end. */
 #define PROFIL_EPOCH_NEVER	UINT32_MAX

@@ -1,0 +1,183 @@
+/*
+ * Writing the profile: the whole state so far, to a temporary file created with O_EXCL and
+ * O_NOFOLLOW in the output directory, renamed over the final name once complete, so the name
+ * never holds a partial file.  Async-signal-safe: it runs from the exit hook on fatal signals.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+
+static struct profil_writer writer;	/* 64 KiB: static, under the recorder lock */
+static unsigned int tmp_serial;
+
+uint64_t
+profil_record_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Appends s to dst (capacity cap) at *len; no snprintf, which is not async-signal-safe. */
+static void
+append(char *dst, size_t cap, size_t *len, const char *s)
+{
+	while (*s != '\0' && *len + 1 < cap)
+		dst[(*len)++] = *s++;
+	dst[*len] = '\0';
+}
+
+static void
+append_uint(char *dst, size_t cap, size_t *len, unsigned long v)
+{
+	char digits[24];
+	int n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	while (n > 0 && *len + 1 < cap)
+		dst[(*len)++] = digits[--n];
+	dst[*len] = '\0';
+}
+
+/*
+ * <dir>/<progname>.<pid>.profil, or <progname>.<pid>.<n>.profil when an earlier image of this
+ * process (an exec of the same program) already wrote the first.
+ */
+int
+profil_record_choose_path(void)
+{
+	struct stat st;
+	unsigned int n;
+
+	for (n = 0; n < 1000; n++) {
+		size_t len = 0;
+
+		append(profil_rec.path, sizeof(profil_rec.path), &len, profil_rec.dir);
+		append(profil_rec.path, sizeof(profil_rec.path), &len, "/");
+		append(profil_rec.path, sizeof(profil_rec.path), &len, profil_rec.progname);
+		append(profil_rec.path, sizeof(profil_rec.path), &len, ".");
+		append_uint(profil_rec.path, sizeof(profil_rec.path), &len,
+		    (unsigned long)profil_rec.pid);
+		if (n > 0) {
+			append(profil_rec.path, sizeof(profil_rec.path), &len, ".");
+			append_uint(profil_rec.path, sizeof(profil_rec.path), &len, n);
+		}
+		append(profil_rec.path, sizeof(profil_rec.path), &len, ".profil");
+		if (lstat(profil_rec.path, &st) != 0 && errno == ENOENT)
+			return 0;
+	}
+	return -EEXIST;
+}
+
+/* The program's own SIGPROF or ITIMER_PROF: both keep working beside ours; the file says so. */
+static int
+program_uses_sigprof(void)
+{
+	struct sigaction sa;
+	struct itimerval it;
+
+	if (sigaction(SIGPROF, NULL, &sa) == 0 &&
+	    ((sa.sa_flags & SA_SIGINFO) || (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)))
+		return 1;
+	return getitimer(ITIMER_PROF, &it) == 0 &&
+	    (it.it_value.tv_sec != 0 || it.it_value.tv_usec != 0);
+}
+
+static void
+write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
+    const struct profil_stats *st)
+{
+	struct profil_stacks *s = &profil_rec.stacks;
+	struct profil_file_header h;
+	size_t i;
+
+	memset(&h, 0, sizeof(h));
+	h.pid = (uint32_t)profil_rec.pid;
+	h.ppid = (uint32_t)getppid();
+	h.requested_hz = profil_rec.hz;
+	h.clock = (uint32_t)st->clock;
+	h.achieved_mhz = (uint64_t)(st->achieved_hz * 1000.0 + 0.5);
+	h.start_ns = profil_rec.start_ns;
+	h.end_ns = profil_record_now_ns();
+	h.cpu_ns = st->cpu_ns;
+	h.samples = st->signals;
+	h.ticks = st->ticks;
+	h.dropped = atomic_load(&s->dropped);
+	h.exit_kind = exit_kind;
+	h.exit_code = exit_code;
+	h.flags = (profil_rec.depth > 1 ? PROFIL_HDR_STACKS : 0) |
+	    (program_uses_sigprof() ? PROFIL_HDR_PROGRAM_SIGPROF : 0);
+	h.max_depth = profil_rec.depth;
+	h.threads = (uint32_t)st->threads;
+	h.thread_failures = (uint32_t)st->thread_failures;
+	h.progname = profil_rec.progname;
+	h.exe = profil_rec.exe;
+	profil_writer_header(w, &h);
+	for (i = 0; i < profil_rec.nmaps; i++)
+		profil_writer_mapping(w, &profil_rec.maps[i].m);
+	for (i = 0; i < profil_rec.nthreads; i++)
+		profil_writer_thread(w, profil_rec.threads[i].tid, profil_rec.threads[i].name);
+	for (i = 0; i < s->nentries; i++) {
+		struct profil_stack_entry *e = &s->entries[i];
+		uint_least64_t state = atomic_load_explicit(&e->state, memory_order_acquire);
+		uint64_t count;
+
+		if (state <= PROFIL_STACK_DEAD)
+			continue;
+		count = atomic_load_explicit(&e->count, memory_order_relaxed);
+		if (count > 0)
+			profil_writer_sample(w, count, e->tid, e->epoch, e->depth,
+			    s->pool + e->pcs);
+	}
+}
+
+int
+profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct profil_stats *st)
+{
+	char tmp[sizeof(profil_rec.path) + 64];
+	size_t len = 0;
+	int fd, r;
+
+	if (!profil_rec.enabled || profil_rec.pid != getpid())
+		return 0;
+	profil_record_maps_snapshot();
+	profil_record_threads_scan();
+	append(tmp, sizeof(tmp), &len, profil_rec.dir);
+	append(tmp, sizeof(tmp), &len, "/.");
+	append(tmp, sizeof(tmp), &len, profil_rec.progname);
+	append(tmp, sizeof(tmp), &len, ".");
+	append_uint(tmp, sizeof(tmp), &len, (unsigned long)profil_rec.pid);
+	append(tmp, sizeof(tmp), &len, ".");
+	append_uint(tmp, sizeof(tmp), &len, tmp_serial++);
+	append(tmp, sizeof(tmp), &len, ".tmp");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		r = -errno;
+		profil_record_warn("cannot create profile", tmp);
+		return r;
+	}
+	profil_writer_init(&writer, fd);
+	write_profile(&writer, exit_kind, exit_code, st);
+	r = profil_writer_finish(&writer);
+	if (close(fd) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, profil_rec.path) != 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		profil_record_warn("cannot write profile", profil_rec.path);
+	}
+	return r;
+}

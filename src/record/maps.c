@@ -1,0 +1,227 @@
+/*
+ * The memory mappings of the process, so that every pc can be attributed afterwards: read from
+ * /proc/self/maps at start, after each dlopen and dlclose, at every flush and at exit.  A
+ * mapping that disappears keeps its entry with the epoch it was last seen in.  Raw reads into a
+ * static buffer and no allocation: this also runs from fatal-signal handlers.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "record.h"
+
+static char buf[64 * 1024];
+
+static int
+parse_hex(const char **pp, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	int n = 0;
+
+	for (;; p++, n++) {
+		int d;
+
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (*p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else
+			break;
+		v = v << 4 | (uint64_t)d;
+	}
+	*pp = p;
+	*out = v;
+	return n > 0 ? 0 : -1;
+}
+
+static const char *
+skip_field(const char *p, const char *end)
+{
+	while (p < end && *p != ' ')
+		p++;
+	while (p < end && *p == ' ')
+		p++;
+	return p;
+}
+
+/* The GNU build-id note of an ELF file, read with pread(2). */
+static uint32_t
+read_build_id(const char *path, uint8_t *id)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	uint8_t note[1024];
+	uint32_t got = 0;
+	int fd, i;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph))
+		goto out;
+	for (i = 0; i < eh.e_phnum && got == 0; i++) {
+		size_t off = 0, len;
+		ssize_t n;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph) || ph.p_type != PT_NOTE)
+			continue;
+		len = ph.p_filesz < sizeof(note) ? ph.p_filesz : sizeof(note);
+		n = pread(fd, note, len, (off_t)ph.p_offset);
+		if (n < 0)
+			continue;
+		len = (size_t)n;
+		while (off + sizeof(Elf64_Nhdr) <= len) {
+			Elf64_Nhdr nh;
+			size_t name_at, desc_at, next;
+
+			memcpy(&nh, note + off, sizeof(nh));
+			name_at = off + sizeof(nh);
+			desc_at = name_at + ((nh.n_namesz + 3) & ~3u);
+			next = desc_at + ((nh.n_descsz + 3) & ~3u);
+			if (next > len || desc_at > len)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp(note + name_at, "GNU", 4) == 0 && nh.n_descsz > 0 &&
+			    nh.n_descsz <= PROFIL_FORMAT_MAX_BUILD_ID) {
+				memcpy(id, note + desc_at, nh.n_descsz);
+				got = nh.n_descsz;
+				break;
+			}
+			off = next;
+		}
+	}
+out:
+	close(fd);
+	return got;
+}
+
+static const char *
+intern_path(const char *p, size_t n)
+{
+	char *s;
+
+	if (profil_rec.paths_used + n + 1 > sizeof(profil_rec.paths))
+		return NULL;
+	s = profil_rec.paths + profil_rec.paths_used;
+	memcpy(s, p, n);
+	s[n] = '\0';
+	profil_rec.paths_used += n + 1;
+	return s;
+}
+
+/* One line of /proc/self/maps: "start-end perms offset dev inode path". */
+static int
+take_line(const char *p, const char *end, uint32_t epoch, uint64_t now)
+{
+	uint64_t start, stop, offset;
+	const char *perms, *path;
+	struct profil_record_map *r;
+	size_t i, plen;
+	uint32_t prot = 0;
+
+	if (parse_hex(&p, &start) < 0 || *p++ != '-' || parse_hex(&p, &stop) < 0 || *p++ != ' ')
+		return 0;
+	perms = p;
+	if (end - perms < 5 || perms[2] != 'x')
+		return 0;
+	prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	p = skip_field(p, end);
+	if (parse_hex(&p, &offset) < 0)
+		return 0;
+	p = skip_field(p, end);		/* offset's trailing spaces */
+	p = skip_field(p, end);		/* dev */
+	p = skip_field(p, end);		/* inode */
+	path = p;
+	plen = (size_t)(end - path);
+	/* Files, and the vDSO (clock_gettime runs there); anonymous code has no file to name. */
+	if (plen == 0 || (path[0] != '/' && (plen != 6 || memcmp(path, "[vdso]", 6) != 0)))
+		return 0;
+	if (plen > PROFIL_FORMAT_MAX_PATH)
+		plen = PROFIL_FORMAT_MAX_PATH;
+	for (i = 0; i < profil_rec.nmaps; i++) {
+		r = &profil_rec.maps[i];
+		if (r->live && r->m.start == start && r->m.end == stop && r->m.offset == offset &&
+		    strncmp(r->m.path, path, plen) == 0 && r->m.path[plen] == '\0') {
+			r->seen = 1;
+			return 0;
+		}
+	}
+	if (profil_rec.nmaps == PROFIL_RECORD_MAX_MAPS)
+		return 0;
+	r = &profil_rec.maps[profil_rec.nmaps];
+	memset(r, 0, sizeof(*r));
+	r->m.path = (char *)intern_path(path, plen);
+	if (r->m.path == NULL)
+		return 0;
+	r->m.start = start;
+	r->m.end = stop;
+	r->m.offset = offset;
+	r->m.prot = prot;
+	r->m.load_ns = now;
+	r->m.load_epoch = epoch;
+	r->m.unload_epoch = PROFIL_EPOCH_NEVER;
+	if (path[0] == '/')
+		r->m.build_id_len = read_build_id(r->m.path, r->m.build_id);
+	r->live = 1;
+	r->seen = 1;
+	profil_rec.nmaps++;
+	return 1;
+}
+
+void
+profil_record_maps_snapshot(void)
+{
+	uint32_t epoch = atomic_load(&profil_rec.stacks.epoch);
+	uint64_t now = profil_record_now_ns();
+	size_t have = 0, i;
+	int fd, changed = 0;
+	ssize_t n;
+
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (i = 0; i < profil_rec.nmaps; i++)
+		profil_rec.maps[i].seen = 0;
+	for (;;) {
+		char *line, *nl;
+
+		n = read(fd, buf + have, sizeof(buf) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		line = buf;
+		while ((nl = memchr(line, '\n', (size_t)(buf + have - line))) != NULL) {
+			changed |= take_line(line, nl, epoch, now);
+			line = nl + 1;
+		}
+		have = (size_t)(buf + have - line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf))
+			have = 0;	/* a line longer than the buffer: not ours to parse */
+	}
+	close(fd);
+	if (n < 0)
+		return;		/* a partial read proves nothing about what was unmapped */
+	for (i = 0; i < profil_rec.nmaps; i++) {
+		struct profil_record_map *r = &profil_rec.maps[i];
+
+		if (r->live && !r->seen) {
+			r->live = 0;
+			r->m.unload_epoch = epoch;
+			r->m.unload_ns = now;
+			changed = 1;
+		}
+	}
+	/* Samples from now on are told apart from those taken before the change. */
+	if (changed)
+		atomic_store(&profil_rec.stacks.epoch, epoch + 1);
+}

@@ -1,0 +1,386 @@
+/*
+ * The preloaded recorder's life: it starts itself when the library is loaded (LD_PRELOAD, or
+ * `profil record`), configured from the environment:
+ *
+ *   PROFIL_RECORD_DIR      output directory, created if missing (default ./profil.out); made
+ *                          absolute and exported, so children that chdir write there too
+ *   PROFIL_RECORD_HZ       samples per CPU second per thread, 1..20000 (default 1000)
+ *   PROFIL_RECORD_CLOCK    auto (default), timer or perf
+ *   PROFIL_RECORD_STACKS   1: record call stacks (frame-pointer walk), 0: flat (default)
+ *   PROFIL_RECORD_EXEC     0: images started by exec from a recorded process are not recorded
+ *   PROFIL_RECORD_ENTRIES  distinct stacks kept in memory (default 65536)
+ *   PROFIL_RECORD_FLUSH_MS periodic flush interval in ms (default 1000; 0 disables)
+ *
+ * A fork child records into its own file; exec writes the file (exit kind "exec") and the new
+ * image, preloaded through the inherited environment, starts a file of its own.  Failures
+ * disable the recorder with one line on stderr; the program runs on unharmed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+
+struct profil_record profil_rec;
+
+static atomic_int lock_owner;		/* tid holding the recorder lock, or 0 */
+static unsigned int flush_ms = 1000;
+static atomic_int flusher_running;
+static sigset_t atfork_saved;
+
+static int
+self_tid(void)
+{
+	return (int)syscall(SYS_gettid);
+}
+
+int
+profil_record_lock(void)
+{
+	int me = self_tid(), expect;
+
+	if (atomic_load(&lock_owner) == me)
+		return 0;
+	for (;;) {
+		expect = 0;
+		if (atomic_compare_exchange_weak(&lock_owner, &expect, me))
+			return 1;
+		sched_yield();
+	}
+}
+
+void
+profil_record_unlock(void)
+{
+	atomic_store(&lock_owner, 0);
+}
+
+void
+profil_record_lock_reset(void)
+{
+	atomic_store(&lock_owner, 0);
+}
+
+void
+profil_record_warn(const char *what, const char *subject)
+{
+	char line[PROFIL_FORMAT_MAX_PATH + 128];
+	size_t n = 0;
+	const char *parts[] = { "profil: ", what, ": '", subject, "'\n" };
+	size_t i;
+
+	if (profil_rec.warned)
+		return;
+	profil_rec.warned = 1;
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		for (const char *p = parts[i]; p != NULL && *p != '\0' && n < sizeof(line); p++)
+			line[n++] = *p;
+	/* Nothing to do if stderr is gone: the profile is what matters. */
+	if (write(STDERR_FILENO, line, n) < 0)
+		return;
+}
+
+static unsigned long
+env_ulong(const char *name, unsigned long dflt, unsigned long min, unsigned long max)
+{
+	const char *v = getenv(name);
+	unsigned long x;
+	char *end;
+
+	if (v == NULL || *v == '\0')
+		return dflt;
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (errno != 0 || *end != '\0' || x < min || x > max) {
+		profil_record_warn("ignoring invalid value", name);
+		return dflt;
+	}
+	return x;
+}
+
+static void
+flush_now(uint32_t kind, int32_t code)
+{
+	struct profil_stats st;
+	sigset_t saved;
+	int taken;
+
+	if (!profil_rec.enabled || profil_rec.pid != getpid())
+		return;
+	/* The engine lock is never held with the recorder lock: fork takes both, in any order. */
+	profil_engine_lock(&saved);
+	profil_engine_stats_locked(&st);
+	profil_engine_unlock(&saved);
+	taken = profil_record_lock();
+	profil_record_flush_locked(kind, code, &st);
+	if (taken)
+		profil_record_unlock();
+}
+
+/* The periodic flush bounds what SIGKILL can take: at most one interval of samples. */
+static void *
+flusher_main(void *unused)
+{
+	struct timespec ts = { .tv_sec = flush_ms / 1000, .tv_nsec = (flush_ms % 1000) * 1000000L };
+	sigset_t all;
+
+	(void)unused;
+	/* The program's signals are for the program's threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_NAME, "profil-flush");
+	for (;;) {
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+		ts.tv_sec = flush_ms / 1000;
+		ts.tv_nsec = (flush_ms % 1000) * 1000000L;
+		flush_now(PROFIL_EXIT_RUNNING, 0);
+	}
+	return NULL;
+}
+
+static void
+flusher_start(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (flush_ms == 0 || profil_real.pthread_create == NULL)
+		return;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	/* The real pthread_create: this thread is not the program's and is never sampled. */
+	if (profil_real.pthread_create(&t, &attr, flusher_main, NULL) == 0)
+		atomic_store(&flusher_running, 1);
+	pthread_attr_destroy(&attr);
+}
+
+static void
+note_stack_bounds(void)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		return;
+	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+		profil_stack_bounds.lo = (uintptr_t)addr;
+		profil_stack_bounds.hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+static void
+on_thread_start(void *unused)
+{
+	(void)unused;
+	note_stack_bounds();
+}
+
+static void
+on_thread_exit(void *unused)
+{
+	char name[17] = "";
+	int taken;
+
+	(void)unused;
+	if (!profil_rec.enabled || profil_rec.pid != getpid())
+		return;
+	prctl(PR_GET_NAME, name);
+	taken = profil_record_lock();
+	profil_record_thread_note((uint32_t)self_tid(), name);
+	if (taken)
+		profil_record_unlock();
+}
+
+static void
+on_exec_before(void *unused)
+{
+	(void)unused;
+	flush_now(PROFIL_EXIT_EXEC, 0);
+}
+
+static void
+record_on_exit(int why, void *unused)
+{
+	(void)unused;
+	if (why == 0)
+		flush_now(PROFIL_EXIT_NORMAL, -1);
+	else
+		flush_now(PROFIL_EXIT_SIGNAL, why);
+}
+
+/*
+ * fork: the lock is held across it, so the child never inherits a half-written table or file;
+ * the child starts empty, under its own name, with a flusher of its own.
+ */
+static void
+atfork_prepare(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &atfork_saved);
+	profil_record_lock();
+}
+
+static void
+atfork_parent(void)
+{
+	profil_record_unlock();
+	pthread_sigmask(SIG_SETMASK, &atfork_saved, NULL);
+}
+
+static void
+atfork_child(void)
+{
+	struct profil_stacks *s = &profil_rec.stacks;
+
+	profil_record_lock_reset();
+	if (profil_rec.enabled) {
+		profil_rec.pid = getpid();
+		profil_rec.start_ns = profil_record_now_ns();
+		/* Fresh zero pages in place of the parent's counts. */
+		mmap(s->entries, s->nentries * sizeof(*s->entries), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+		atomic_store(&s->pool_used, 0);
+		atomic_store(&s->used, 0);
+		atomic_store(&s->dropped, 0);
+		profil_rec.nthreads = 0;
+		profil_rec.warned = 0;
+		if (profil_record_choose_path() < 0)
+			profil_rec.enabled = 0;
+		else
+			flusher_start();
+	}
+	pthread_sigmask(SIG_SETMASK, &atfork_saved, NULL);
+}
+
+static int
+make_dir(char *out, size_t cap)
+{
+	const char *d = getenv("PROFIL_RECORD_DIR");
+
+	if (d == NULL || *d == '\0')
+		d = "profil.out";
+	if (mkdir(d, 0777) != 0 && errno != EEXIST)
+		return -errno;
+	if (realpath(d, out) == NULL || strlen(out) + 1 > cap)
+		return -errno ? -errno : -ENAMETOOLONG;
+	return 0;
+}
+
+static void *
+map_zero(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int
+setup(void)
+{
+	struct profil_stacks *s = &profil_rec.stacks;
+	const char *clock = getenv("PROFIL_RECORD_CLOCK");
+	unsigned long entries;
+	ssize_t n;
+	sigset_t saved;
+	int r;
+
+	profil_rec.hz = (unsigned int)env_ulong("PROFIL_RECORD_HZ", 1000, 1, PROFIL_HZ_MAX);
+	profil_rec.depth = env_ulong("PROFIL_RECORD_STACKS", 0, 0, 1) ? 128 : 1;
+	flush_ms = (unsigned int)env_ulong("PROFIL_RECORD_FLUSH_MS", 1000, 0, 3600000);
+	entries = env_ulong("PROFIL_RECORD_ENTRIES", 65536, 64, 1UL << 24);
+	profil_rec.clock = PROFIL_CLOCK_AUTO;
+	if (clock != NULL && strcmp(clock, "timer") == 0)
+		profil_rec.clock = PROFIL_CLOCK_TIMER;
+	else if (clock != NULL && strcmp(clock, "perf") == 0)
+		profil_rec.clock = PROFIL_CLOCK_PERF;
+	else if (clock != NULL && *clock != '\0' && strcmp(clock, "auto") != 0)
+		profil_record_warn("ignoring invalid value", "PROFIL_RECORD_CLOCK");
+
+	r = make_dir(profil_rec.dir, sizeof(profil_rec.dir));
+	if (r < 0) {
+		profil_record_warn("recorder disabled: cannot create output directory",
+		    getenv("PROFIL_RECORD_DIR") ? getenv("PROFIL_RECORD_DIR") : "profil.out");
+		return r;
+	}
+	setenv("PROFIL_RECORD_DIR", profil_rec.dir, 1);
+	strncpy(profil_rec.progname, program_invocation_short_name,
+	    sizeof(profil_rec.progname) - 1);
+	if (profil_rec.progname[0] == '\0' || strchr(profil_rec.progname, '/') != NULL)
+		strcpy(profil_rec.progname, "unknown");
+	n = readlink("/proc/self/exe", profil_rec.exe, sizeof(profil_rec.exe) - 1);
+	profil_rec.exe[n > 0 ? n : 0] = '\0';
+	profil_rec.pid = getpid();
+	profil_rec.start_ns = profil_record_now_ns();
+	if (profil_record_choose_path() < 0) {
+		profil_record_warn("recorder disabled: no free file name", profil_rec.path);
+		return -EEXIST;
+	}
+
+	/* Round the table up to a power of two; the pool holds the stacks' pcs. */
+	for (s->nentries = 64; s->nentries < entries; s->nentries <<= 1)
+		;
+	s->npool = s->nentries * (profil_rec.depth > 1 ? 32 : 1);
+	s->max_depth = profil_rec.depth;
+	s->entries = map_zero(s->nentries * sizeof(*s->entries));
+	s->pool = map_zero(s->npool * sizeof(*s->pool));
+	if (s->entries == NULL || s->pool == NULL) {
+		profil_record_warn("recorder disabled: cannot map memory", "PROFIL_RECORD_ENTRIES");
+		return -ENOMEM;
+	}
+	profil_rec.sink.fn = profil_stacks_tick;
+	profil_rec.sink.arg = s;
+	note_stack_bounds();
+	profil_record_lock();
+	profil_record_maps_snapshot();
+	profil_record_unlock();
+	profil_rec.enabled = 1;
+
+	profil_engine_hook_add(PROFIL_HOOK_THREAD_START, on_thread_start, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_THREAD_EXIT, on_thread_exit, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_EXEC_BEFORE, on_exec_before, NULL);
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	profil_exit_hook_add(record_on_exit, NULL);
+
+	profil_engine_lock(&saved);
+	r = profil_engine_start_locked(&profil_rec.sink, profil_rec.hz, profil_rec.clock);
+	profil_engine_unlock(&saved);
+	if (r < 0) {
+		profil_rec.enabled = 0;
+		profil_record_warn("recorder disabled: cannot start the sampling clock",
+		    strerror(-r));
+		return r;
+	}
+	flusher_start();
+	return 0;
+}
+
+__attribute__((constructor)) static void
+record_init(void)
+{
+	const char *active = getenv("PROFIL_RECORD_ACTIVE");
+	char pid[24];
+
+	profil_real_resolve();
+	/* PROFIL_RECORD_EXEC=0: only the first image records; the marker reaches the others. */
+	if (active != NULL && env_ulong("PROFIL_RECORD_EXEC", 1, 0, 1) == 0)
+		return;
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	setenv("PROFIL_RECORD_ACTIVE", pid, 1);
+	setup();
+}

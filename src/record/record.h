@@ -1,0 +1,82 @@
+/*
+ * record.h - the preloaded recorder (libprofil-record.so): it starts itself from the
+ * environment, aggregates ticks per (thread, epoch, stack) in src/sample/stacks.c, follows the
+ * memory mappings, and writes <progname>.<pid>.profil (docs/FORMAT.md) about once a second and
+ * whenever the process ends, execs or dies.  Internal to the library.
+ */
+#ifndef PROFIL_RECORD_H
+#define PROFIL_RECORD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../engine/engine.h"
+#include "../format/format.h"
+#include "../sample/stacks.h"
+
+#define PROFIL_RECORD_MAX_MAPS		4096
+#define PROFIL_RECORD_MAX_THREADS	8192
+#define PROFIL_RECORD_PATHS		(512 * 1024)	/* bytes for all mapping paths */
+
+struct profil_record_map {
+	struct profil_file_mapping m;	/* m.path points into the path arena */
+	int live;			/* in the last snapshot */
+	int seen;			/* in the snapshot being taken */
+};
+
+struct profil_record_thread {
+	uint32_t tid;
+	char name[16];
+};
+
+struct profil_record {
+	int enabled;
+	pid_t pid;
+	unsigned int hz;
+	int clock;			/* enum profil_clock requested */
+	unsigned int depth;		/* 1 unless PROFIL_RECORD_STACKS */
+	uint64_t start_ns;
+	char dir[PROFIL_FORMAT_MAX_PATH];
+	char path[PROFIL_FORMAT_MAX_PATH + 64];	/* the file's final name */
+	char progname[PROFIL_FORMAT_MAX_NAME];
+	char exe[PROFIL_FORMAT_MAX_PATH];
+	struct profil_stacks stacks;
+	struct profil_sink sink;
+
+	/* Guarded by the recorder lock (record.c). */
+	struct profil_record_map maps[PROFIL_RECORD_MAX_MAPS];
+	size_t nmaps;
+	char paths[PROFIL_RECORD_PATHS];
+	size_t paths_used;
+	struct profil_record_thread threads[PROFIL_RECORD_MAX_THREADS];
+	size_t nthreads;
+	int warned;			/* said our one line on stderr */
+};
+
+extern struct profil_record profil_rec;
+
+/* The recorder lock: a spinlock that knows its owner, so a fatal signal on the owning thread
+ * skips instead of deadlocking.  Returns 1 if taken, 0 if this thread already holds it. */
+int profil_record_lock(void);
+void profil_record_unlock(void);
+void profil_record_lock_reset(void);
+
+/* src/record/maps.c: reads /proc/self/maps into the table; bumps the epoch on change.
+ * Async-signal-safe.  Lock held. */
+void profil_record_maps_snapshot(void);
+
+/* src/record/threads.c: notes a thread's name. Lock held. Async-signal-safe. */
+void profil_record_thread_note(uint32_t tid, const char *name);
+void profil_record_threads_scan(void);
+
+/* src/record/flush.c: writes the whole profile so far.  Async-signal-safe.  Lock held. */
+int profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code,
+    const struct profil_stats *st);
+int profil_record_choose_path(void);
+
+uint64_t profil_record_now_ns(void);
+
+/* One line on stderr, once per process: "profil: <what>: '<subject>'". */
+void profil_record_warn(const char *what, const char *subject);
+
+#endif /* PROFIL_RECORD_H */

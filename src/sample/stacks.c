@@ -1,0 +1,116 @@
+/*
+ * Signal context: the recorder's aggregation.  Open addressing over a table mapped before
+ * arming: a tick finds its key's entry and adds to its count, or claims an empty slot with a
+ * compare-and-swap, fills it and publishes it.  A slot another thread is still filling is
+ * passed over, so the same key may occupy two entries (readers add them up); a full table or
+ * pool drops the tick and counts it.
+ */
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "stacks.h"
+
+#define MAX_PROBE 64
+#define MAX_DEPTH 256
+
+static uint64_t
+mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static int
+same_key(const struct profil_stacks *s, const struct profil_stack_entry *e, uint32_t tid,
+    uint32_t epoch, const uint64_t *pcs, size_t depth)
+{
+	const uint64_t *have = s->pool + e->pcs;
+	size_t i;
+
+	if (e->tid != tid || e->epoch != epoch || e->depth != depth)
+		return 0;
+	for (i = 0; i < depth; i++)
+		if (have[i] != pcs[i])
+			return 0;
+	return 1;
+}
+
+static uint32_t
+current_tid(void)
+{
+#if defined(__x86_64__)
+	long tid;
+
+	/* gettid(2) inline: it cannot fail, and libc's wrapper is one more symbol to trust. */
+	__asm__ volatile("syscall" : "=a"(tid) : "0"((long)SYS_gettid) : "rcx", "r11", "memory");
+	return (uint32_t)tid;
+#else
+	return (uint32_t)syscall(SYS_gettid);
+#endif
+}
+
+static void
+copy_pcs(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	while (n-- > 0)
+		*dst++ = *src++;
+}
+
+void
+profil_stacks_tick(const struct profil_tick *tick, void *arg)
+{
+	struct profil_stacks *s = arg;
+	uint64_t pcs[MAX_DEPTH];
+	size_t depth, i, off, mask = s->nentries - 1;
+	uint32_t tid = current_tid(), epoch = atomic_load_explicit(&s->epoch, memory_order_relaxed);
+	uint64_t h;
+
+	if (s->max_depth > 1 && tick->uc != NULL) {
+		depth = profil_unwind_fp(tick->uc, pcs,
+		    s->max_depth < MAX_DEPTH ? s->max_depth : MAX_DEPTH);
+		pcs[0] = tick->pc;
+	} else {
+		pcs[0] = tick->pc;
+		depth = 1;
+	}
+	h = mix(mix(0x70726f66, tid), epoch);
+	for (i = 0; i < depth; i++)
+		h = mix(h, pcs[i]);
+	h |= 1ULL << 63;
+	for (i = 0; i < MAX_PROBE; i++) {
+		struct profil_stack_entry *e = &s->entries[(h + i) & mask];
+		uint_least64_t st = atomic_load_explicit(&e->state, memory_order_acquire);
+
+		if (st == PROFIL_STACK_EMPTY) {
+			uint_least64_t expect = PROFIL_STACK_EMPTY;
+
+			if (!atomic_compare_exchange_strong_explicit(&e->state, &expect,
+			    PROFIL_STACK_BUSY, memory_order_acquire, memory_order_acquire)) {
+				st = expect;
+				goto compare;
+			}
+			atomic_fetch_add_explicit(&s->used, 1, memory_order_relaxed);
+			off = atomic_fetch_add_explicit(&s->pool_used, depth, memory_order_relaxed);
+			if (off + depth > s->npool) {
+				atomic_store_explicit(&e->state, PROFIL_STACK_DEAD,
+				    memory_order_release);
+				break;
+			}
+			copy_pcs(s->pool + off, pcs, depth);
+			e->tid = tid;
+			e->epoch = epoch;
+			e->depth = (uint32_t)depth;
+			e->pcs = (uint32_t)off;
+			atomic_store_explicit(&e->count, tick->weight, memory_order_relaxed);
+			atomic_store_explicit(&e->state, h, memory_order_release);
+			return;
+		}
+compare:
+		if (st == h && same_key(s, e, tid, epoch, pcs, depth)) {
+			atomic_fetch_add_explicit(&e->count, tick->weight, memory_order_relaxed);
+			return;
+		}
+	}
+	atomic_fetch_add_explicit(&s->dropped, tick->weight, memory_order_relaxed);
+}

@@ -1,0 +1,58 @@
+/*
+ * stacks.h - the recorder's aggregation in signal context: a fixed hash table of distinct
+ * (thread, mapping epoch, stack) keys with a count each, in memory mapped before arming, and
+ * the frame-pointer walker that fills the stacks.  Everything declared here is
+ * async-signal-safe and lock-free.
+ */
+#ifndef PROFIL_STACKS_H
+#define PROFIL_STACKS_H
+
+#include "sample.h"
+
+/* entry.state: empty, being filled, dead (pool exhausted), else the published key hash. */
+#define PROFIL_STACK_EMPTY	0
+#define PROFIL_STACK_BUSY	1
+#define PROFIL_STACK_DEAD	2
+
+struct profil_stack_entry {
+	atomic_uint_least64_t state;
+	atomic_uint_least64_t count;
+	uint32_t tid;
+	uint32_t epoch;
+	uint32_t depth;
+	uint32_t pcs;		/* index of the first pc in the pool */
+};
+
+struct profil_stacks {
+	struct profil_stack_entry *entries;
+	size_t nentries;		/* a power of two */
+	uint64_t *pool;			/* pcs of all entries */
+	size_t npool;
+	atomic_size_t pool_used;
+	atomic_uint epoch;		/* the mapping generation, bumped by the control side */
+	unsigned int max_depth;		/* 1: flat profile, the pc alone */
+	atomic_uint_least64_t dropped;	/* ticks that found no room */
+	atomic_size_t used;		/* entries claimed */
+};
+
+/* The sink: adds tick->weight to the entry of this thread's stack.  arg: struct profil_stacks. */
+void profil_stacks_tick(const struct profil_tick *tick, void *arg);
+
+/* Stack bounds of the calling thread, set by the control side when the thread starts. */
+struct profil_stack_bounds {
+	uintptr_t lo;
+	uintptr_t hi;
+};
+extern __thread struct profil_stack_bounds profil_stack_bounds
+    __attribute__((tls_model("initial-exec")));
+
+/*
+ * Fills pcs[0..max) with the interrupted pc and the return addresses found by following frame
+ * pointers from the ucontext, and returns how many.  Every read is checked first against
+ * [interrupted sp, thread's stack top), frames must move strictly up the stack, so the walk
+ * can neither fault nor loop; without bounds for this thread (or off its stack, e.g. on a
+ * sigaltstack) only pcs[0] is stored.  Code built without frame pointers gives short stacks.
+ */
+size_t profil_unwind_fp(const void *uc, uint64_t *pcs, size_t max);
+
+#endif /* PROFIL_STACKS_H */
