@@ -156,6 +156,8 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/profil.pc
 	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	ln -sf profil_rate_set.3 $(DESTDIR)$(PREFIX)/share/man/man3/profil_stats_get.3
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	rm -rf $(B)
