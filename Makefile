@@ -84,7 +84,7 @@ $(B)/libprofil.a: $(LIB_OBJ) $(B)/signal-safe.ok
 $(B)/demo: demo/demo.c $(B)/libprofil.so
 	$(CC) $(PROG_CFLAGS) -rdynamic -o $@ $< $(PROG_LIBS)
 
-$(B)/tests/progs/%: tests/progs/%.c tests/tap.h $(B)/libprofil.so
+$(B)/tests/progs/%: tests/progs/%.c tests/tap.h tests/progs/work.h $(B)/libprofil.so
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< $(PROG_LIBS)
 

@@ -1,0 +1,109 @@
+/*
+ * clocks [noperf] - the engine's clocks and the achieved rate.  With "noperf" a seccomp filter
+ * first makes perf_event_open(2) fail with EACCES, as perf_event_paranoid 3 or a container's
+ * profile would: AUTO must fall back to the timer clock, and an explicit PERF must fail cleanly.
+ */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include <profil.h>
+
+#include "../tap.h"
+#include "work.h"
+
+HOT(hot_a)
+
+static unsigned short bins[1 << 16];
+
+static void
+deny_perf_events(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static const char *
+name(int clock)
+{
+	return clock == PROFIL_CLOCK_PERF ? "perf" : clock == PROFIL_CLOCK_TIMER ? "timer" : "auto";
+}
+
+/* Runs 0.5 s of CPU at hz on clock; returns the clock used, or -1 if profil() failed. */
+static int
+run(unsigned int hz, enum profil_clock clock, struct profil_stats *st)
+{
+	profil_rate_set(hz, clock);
+	if (profil(bins, sizeof(bins), HOT_START(hot_a), 65536) != 0)
+		return -1;
+	hot_a(0.5);
+	profil_stats_get(st);
+	profil(bins, sizeof(bins), 0, 0);
+	return st->clock;
+}
+
+static void
+rate(unsigned int hz, enum profil_clock clock, int expect)
+{
+	struct profil_stats st;
+	int used = run(hz, clock, &st);
+
+	/*
+	 * The achieved rate counts every tick, missed expirations (si_overrun) included, per
+	 * second of process CPU time; 0.5 s of CPU is split by a periodic clock.
+	 */
+	tap_check(used == expect && st.achieved_hz >= 0.9 * hz && st.achieved_hz <= 1.1 * hz,
+	    "%u Hz on the %s clock: %s clock, %.0f Hz achieved (%llu signals)", hz, name(clock),
+	    used < 0 ? "no" : name(used), st.achieved_hz, (unsigned long long)st.signals);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct profil_stats st;
+
+	if (argc > 1 && strcmp(argv[1], "noperf") == 0) {
+		deny_perf_events();
+		rate(1000, PROFIL_CLOCK_AUTO, PROFIL_CLOCK_TIMER);
+		int r, e;
+
+		errno = 0;
+		r = run(1000, PROFIL_CLOCK_PERF, &st);
+		e = errno;
+		profil_stats_get(&st);
+		tap_check(r == -1 && e == EACCES && !st.running,
+		    "an explicit perf clock that is refused fails with EACCES, nothing armed (%s)",
+		    strerror(e));
+		return tap_done();
+	}
+	errno = 0;
+	tap_check(profil_rate_set(20001, PROFIL_CLOCK_AUTO) == -1 && errno == EINVAL,
+	    "a rate above 20 kHz is EINVAL");
+	tap_check(profil_rate_set(100, (enum profil_clock)7) == -1 && errno == EINVAL,
+	    "an unknown clock is EINVAL");
+	tap_check(profil_stats_get(NULL) == -1 && errno == EINVAL, "profil_stats_get(NULL) is EINVAL");
+	rate(100, PROFIL_CLOCK_AUTO, PROFIL_CLOCK_TIMER);
+	rate(1000, PROFIL_CLOCK_AUTO, PROFIL_CLOCK_PERF);
+	rate(1000, PROFIL_CLOCK_TIMER, PROFIL_CLOCK_TIMER);
+	rate(10000, PROFIL_CLOCK_PERF, PROFIL_CLOCK_PERF);
+	rate(10, PROFIL_CLOCK_PERF, PROFIL_CLOCK_PERF);
+	/* Linux profil(3): "Every virtual 10 milliseconds" unless told otherwise. */
+	profil_rate_set(0, PROFIL_CLOCK_AUTO);
+	run(0, PROFIL_CLOCK_AUTO, &st);
+	tap_check(st.requested_hz == 100 && st.clock == PROFIL_CLOCK_TIMER,
+	    "the default is 100 Hz on the timer clock (%u Hz)", st.requested_hz);
+	return tap_done();
+}

@@ -1,0 +1,42 @@
+/*
+ * work.h - workloads with a CPU split known by construction, for the behaviour tests.
+ *
+ * HOT(name) defines a function that burns a given number of seconds of its thread's CPU time,
+ * alone in section "hot_<name>", 64 KiB aligned, so its address range is exactly
+ * [__start_hot_<name>, __stop_hot_<name>) and no profil bin of the tests' scales holds code of
+ * two hot functions.  The clock is read once per ~100k iterations, so well under 1% of the time
+ * is spent outside the loop (in the same proportion for every function).
+ */
+#ifndef PROFIL_WORK_H
+#define PROFIL_WORK_H
+
+#include <stdint.h>
+#include <time.h>
+
+__attribute__((noinline, unused)) static double
+thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#define HOT(name)                                                                        \
+	extern char __start_hot_##name[], __stop_hot_##name[];                           \
+	__attribute__((noinline, used, section("hot_" #name), aligned(65536))) void      \
+	name(double seconds);                                                            \
+	void name(double seconds)                                                        \
+	{                                                                                \
+		volatile unsigned long x = 0;                                            \
+		double end = thread_cpu() + seconds;                                     \
+		do {                                                                     \
+			for (unsigned long i = 0; i < 100000; i++)                       \
+				x += i * i;                                              \
+		} while (thread_cpu() < end);                                            \
+	}
+
+#define HOT_START(name) ((uintptr_t)__start_hot_##name)
+#define HOT_END(name) ((uintptr_t)__stop_hot_##name)
+
+#endif /* PROFIL_WORK_H */
