@@ -56,7 +56,8 @@ int
 main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 2.0;
-	size_t text = (size_t)(etext - __executable_start);
+	/* Two linker symbols, not one object: subtract addresses, not pointers (C11 6.5.6). */
+	size_t text = (size_t)((uintptr_t)etext - (uintptr_t)__executable_start);
 	size_t nbins = text / 2 + 1;	/* scale 65536: one bin per 2 bytes */
 	unsigned short *bins = calloc(nbins, sizeof(*bins));
 	struct fn fns[64];
