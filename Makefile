@@ -140,7 +140,7 @@ bench: deps
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 \
-		--inline-suppr -D__x86_64__ -D__GNUC__ -Iinclude src tests demo
+		--inline-suppr -D__x86_64__ -D__GNUC__ -Iinclude -Isrc src cmd tests demo bench
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
