@@ -17,6 +17,8 @@ extern const struct profil_cmd profil_cmds[];
 
 /* The subcommands' run functions, one per cmd/<name>.c. */
 int profil_cmd_report(int argc, char **argv);
+int profil_cmd_record(int argc, char **argv);
+int profil_cmd_dump(int argc, char **argv);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);

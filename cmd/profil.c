@@ -6,7 +6,9 @@
 
 /* Each subcommand adds its line here; the functions live in cmd/<name>.c. */
 const struct profil_cmd profil_cmds[] = {
+	{ "record", profil_cmd_record, "run a command and record its profile" },
 	{ "report", profil_cmd_report, "print the flat view of recorded profiles" },
+	{ "dump", profil_cmd_dump, "print every field of profile files as text" },
 	{ NULL, NULL, NULL },
 };
 
