@@ -29,27 +29,35 @@ entry_module(const struct profil_report_entry *e)
 	return e->module != NULL ? profil_module_name(e->module) : "?";
 }
 
+/* One line per process that has samples: a fork-heavy shell script makes hundreds of empty
+ * ones, which are counted instead. */
 static void
 print_summary(struct profil_report *r, FILE *out)
 {
 	const struct profil_file *f;
-	const char *name;
-	size_t i, n = profil_report_nfiles(r);
+	size_t i, empty = 0, n = profil_report_nfiles(r);
 
 	fprintf(out, "Flat profile: %zu process%s, %" PRIu64 " samples, %.3f seconds of CPU\n",
 	    n, n == 1 ? "" : "es", profil_report_total(r), profil_report_seconds(r));
 	for (i = 0; i < n; i++) {
-		f = profil_report_file(r, i, &name);
+		f = profil_report_file(r, i, NULL);
+		if (f->nsamples == 0) {
+			empty++;
+			continue;
+		}
 		fprintf(out, "  %s[%" PRIu32 "]: %" PRIu64 " samples at %.1f Hz achieved (%" PRIu32
 		    " Hz requested, %s clock), %s", f->hdr.progname, f->hdr.pid, f->hdr.ticks,
 		    (double)f->hdr.achieved_mhz / 1000.0, f->hdr.requested_hz,
 		    profil_file_clock_name(f->hdr.clock), profil_file_exit_name(f->hdr.exit_kind));
-		if (f->hdr.exit_kind == 1 || f->hdr.exit_kind == 2)
+		if ((f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code >= 0) ||
+		    f->hdr.exit_kind == PROFIL_EXIT_SIGNAL)
 			fprintf(out, " %" PRId32, f->hdr.exit_code);
 		if (f->hdr.dropped > 0)
 			fprintf(out, ", %" PRIu64 " ticks dropped", f->hdr.dropped);
 		fprintf(out, "\n");
 	}
+	if (empty > 0)
+		fprintf(out, "  %zu process%s without samples\n", empty, empty == 1 ? "" : "es");
 	fprintf(out, "\n");
 }
 

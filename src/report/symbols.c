@@ -184,6 +184,11 @@ module_open(struct profil_symbolizer *sym, struct profil_module *mod)
 	Dwarf_Addr dbias;
 	int fd, err;
 
+	/* /proc/<pid>/maps names the kernel's own mappings in brackets: [vdso], [vsyscall]. */
+	if (mod->path[0] == '[') {
+		mod->status = PROFIL_MODULE_PSEUDO;
+		return;
+	}
 	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		mod->status = PROFIL_MODULE_MISSING;
@@ -287,6 +292,8 @@ profil_module_status_str(enum profil_module_status status)
 		return "not a readable ELF file, showing module+offset";
 	case PROFIL_MODULE_NO_DEBUG:
 		return "no debug information, functions without file:line";
+	case PROFIL_MODULE_PSEUDO:
+		return "kernel-provided code, showing module+offset";
 	}
 	return "unknown";
 }

@@ -50,6 +50,7 @@ enum profil_module_status {
 	PROFIL_MODULE_CHANGED,		/* its build-id differs from the recorded one */
 	PROFIL_MODULE_NOT_ELF,		/* not an ELF file libdwfl can read */
 	PROFIL_MODULE_NO_DEBUG,		/* symbols but no DWARF: no file:line, no inlines */
+	PROFIL_MODULE_PSEUDO,		/* [vdso] and the like: no file to read, nothing lost */
 };
 
 /* A new session with the standard debug-file search (build-id and debuglink under

@@ -94,7 +94,7 @@ maps_read(uint32_t epoch)
 	dl_iterate_phdr(note_cb, NULL);
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL && nmaps < 256) {
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-		    &pos) < 4 || perms[2] != 'x' || line[pos] != '/')
+		    &pos) < 4 || perms[2] != 'x' || (line[pos] != '/' && line[pos] != '['))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		for (i = 0; i < nmaps; i++)
@@ -165,7 +165,7 @@ main(int argc, char **argv)
 	static struct profil_writer w;
 	struct profil_file_header h;
 	char plugin_path[4096], gone_path[4096];
-	uint64_t pie, shared, plugin, libc, gone, stack[2];
+	uint64_t pie, shared, plugin, libc, gone, vdso = 0, stack[2];
 	void *hp, *hg;
 	size_t i;
 	int fd;
@@ -198,6 +198,11 @@ main(int argc, char **argv)
 	printf("getpid %s 50\n", path_of((void *)libc));
 	printf("gone.so+0x%llx gone.so 20\n", (unsigned long long)file_offset(gone));
 	printf("[unmapped] ? 10\n");
+	/* The kernel's [vdso]: named by no file, shown as an offset without a warning. */
+	for (i = 0; i < nmaps; i++)
+		if (strcmp(maps[i].path, "[vdso]") == 0)
+			vdso = maps[i].start + 0x10;
+	printf("[vdso]+0x%llx [vdso] 5\n", (unsigned long long)file_offset(vdso));
 	dlclose(hp);
 	dlclose(hg);
 	maps_unload(plugin_path, 1);
@@ -209,7 +214,7 @@ main(int argc, char **argv)
 	h.requested_hz = 1000;
 	h.clock = 2;
 	h.achieved_mhz = 800000;	/* 800 Hz: seconds are ticks / 800 */
-	h.samples = h.ticks = 1000;
+	h.samples = h.ticks = 1005;
 	h.exit_kind = PROFIL_EXIT_NORMAL;
 	h.threads = 1;
 	h.max_depth = 2;
@@ -237,6 +242,8 @@ main(int argc, char **argv)
 	profil_writer_sample(&w, 20, h.pid, 1, 1, &gone);
 	stack[0] = 0x10;
 	profil_writer_sample(&w, 10, h.pid, 1, 1, stack);
+	if (vdso != 0)
+		profil_writer_sample(&w, 5, h.pid, 1, 1, &vdso);
 	if (profil_writer_finish(&w) != 0 || close(fd) != 0) {
 		perror(argv[1]);
 		return 1;
