@@ -119,6 +119,21 @@ $(B)/bench/%.plain: bench/progs/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -DBENCH_PLAIN -pthread -o $@ $< -lm
 
+# Record tests: unmodified programs (no libprofil linked), with a linked library and one they
+# dlopen, recorded through libprofil-record.so.
+RECORD_TEST_SRC := $(wildcard tests/record/*.c)
+RECORD_TEST_BIN := $(RECORD_TEST_SRC:tests/record/%.c=$(B)/tests/record/%)
+RECORD_TEST_LIB := $(B)/tests/record/libsplit.so $(B)/tests/record/libsplitplugin.so
+
+$(B)/tests/record/lib%.so: tests/record/lib/%.c tests/record/burn.h
+	@mkdir -p $(@D)
+	$(CC) $(BASE) -fPIC -shared -o $@ $<
+
+$(B)/tests/record/%: tests/record/%.c tests/record/burn.h $(RECORD_TEST_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BASE) -pthread -o $@ $< -L$(B)/tests/record \
+		-Wl,-rpath,$(abspath $(B))/tests/record -lsplit -ldl
+
 # The README's two commands: `make demo` and `make check`.  Each installs what is missing.
 deps:
 	@tools/deps.sh
@@ -128,7 +143,7 @@ demo: deps
 	@echo
 	$(B)/demo 2
 
-tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN)
+tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN) $(RECORD_TEST_LIB) $(RECORD_TEST_BIN)
 
 check: deps
 	@$(MAKE) --no-print-directory tests

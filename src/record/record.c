@@ -139,11 +139,12 @@ flusher_main(void *unused)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "profil-flush");
 	for (;;) {
+		/* First at once: a process killed early still leaves its file, mappings and all. */
+		flush_now(PROFIL_EXIT_RUNNING, 0);
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
 		ts.tv_sec = flush_ms / 1000;
 		ts.tv_nsec = (flush_ms % 1000) * 1000000L;
-		flush_now(PROFIL_EXIT_RUNNING, 0);
 	}
 	return NULL;
 }

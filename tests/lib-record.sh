@@ -1,0 +1,30 @@
+# tests/lib-record.sh - sourced by the t2xxx record scripts after tests/lib.sh.
+REC=$B/tests/record
+PLUGIN=$REC/libsplitplugin.so
+PROFIL=$B/profil
+
+# share_ok HITS N P QUANTUM: the binomial bound of tests/tap.h (z = 5 standard deviations plus
+# QUANTUM whole samples of rounding the construction allows); prints the comparison.
+share_ok() {
+	awk -v h="$1" -v n="$2" -v p="$3" -v q="$4" 'BEGIN {
+		if (n <= 0) { print "no samples"; exit 1 }
+		got = h / n; bound = 5 * sqrt(p * (1 - p) / n) + q / n
+		d = got - p; if (d < 0) d = -d
+		printf "share %.4f of %d samples, expected %.4f +- %.4f\n", got, n, p, bound
+		exit d <= bound ? 0 : 1 }'
+}
+
+# report_samples FILE FUNCTION: the samples `profil report --tsv` gives FUNCTION (0 if absent).
+report_samples() {
+	awk -F '\t' -v fn="$2" '$7 == fn { s += $6 } END { print s + 0 }' "$1"
+}
+
+# dump_field FILE KEY: a header field of `profil dump` output.
+dump_field() {
+	sed -n "s/^header .* $2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
+}
+
+# dump_total FILE: the samples a dump holds (sum of counts).
+dump_total() {
+	awk '$1 == "sample" { s += $2 } END { print s + 0 }' "$1"
+}

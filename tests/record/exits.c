@@ -1,0 +1,61 @@
+/*
+ * exits - burns the CPU in exit_work for SECONDS, prints its CPU time, then ends the way MODE
+ * says: exit, _exit, return, abort, segv, bus, int, term, kill (SIGKILL to itself), exec
+ * (replaces itself with ARGS...).  usage: exits MODE SECONDS [ARGS...]
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "burn.h"
+
+BURNER(exit_work)
+
+int
+main(int argc, char **argv)
+{
+	const char *mode;
+
+	if (argc < 3)
+		return 2;
+	mode = argv[1];
+	exit_work(atof(argv[2]));
+	printf("cpu %.6f\n", burn_process_cpu());
+	fflush(stdout);
+	if (strcmp(mode, "exit") == 0)
+		exit(7);
+	if (strcmp(mode, "_exit") == 0)
+		_exit(8);
+	if (strcmp(mode, "return") == 0)
+		return 9;
+	if (strcmp(mode, "abort") == 0)
+		abort();
+	if (strcmp(mode, "segv") == 0) {
+		int *volatile bad = (int *)(uintptr_t)8;
+
+		*bad = 1;
+	}
+	if (strcmp(mode, "bus") == 0) {
+		/* A file mapping past the end of its file: the access raises SIGBUS. */
+		FILE *f = tmpfile();
+		volatile char *p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fileno(f), 0);
+
+		if (p != MAP_FAILED)
+			(void)p[4096];
+	}
+	if (strcmp(mode, "int") == 0)
+		raise(SIGINT);
+	if (strcmp(mode, "term") == 0)
+		raise(SIGTERM);
+	if (strcmp(mode, "kill") == 0)
+		raise(SIGKILL);
+	if (strcmp(mode, "exec") == 0 && argc > 3) {
+		execvp(argv[3], argv + 3);
+		return 126;
+	}
+	return 1;
+}

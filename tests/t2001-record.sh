@@ -1,0 +1,89 @@
+#!/bin/sh
+# profil record: runs a command with the recorder preloaded, passes its exit status through,
+# and writes <progname>.<pid>.profil into the output directory; the recorder also works
+# without the CLI, from its environment alone.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIR/lib-record.sh"
+
+test_expect_success 'exit status is the command'"'"'s, profile named <progname>.<pid>.profil' '
+	"$PROFIL" record -o out -- "$REC/exits" exit 0.1 > stdout; test $? -eq 7 &&
+	ls out > names && test $(wc -l < names) -eq 1 &&
+	grep -E "^exits\.[0-9]+\.profil$" names &&
+	"$PROFIL" dump out/*.profil > dump &&
+	pid=$(dump_field dump pid) && test -f "out/exits.$pid.profil"
+'
+
+test_expect_success 'no temporary file is left behind' '
+	test -z "$(ls -A out | grep -v "\.profil$")"
+'
+
+test_expect_success 'header: requested 1000 Hz by default, achieved rate and exit recorded' '
+	test "$(dump_field dump requested_hz)" = 1000 &&
+	test "$(dump_field dump exit)" = exit &&
+	test "$(dump_field dump progname)" = exits &&
+	test "$(dump_field dump exe)" = "$REC/exits" &&
+	awk "/^header/ { for (i = 1; i <= NF; i++) if (\$i ~ /^achieved_hz=/) { split(\$i, a, \"=\"); exit !(a[2] > 0) } }" dump
+'
+
+test_expect_success 'default output directory is ./profil.out' '
+	"$PROFIL" record -- "$REC/exits" return 0.05 > /dev/null; test $? -eq 9 &&
+	ls profil.out/exits.*.profil
+'
+
+test_expect_success '-F 100 uses per-thread timers and records 100 Hz' '
+	"$PROFIL" record -F 100 -o f100 -- "$REC/exits" exit 0.3 > /dev/null; test $? -eq 7 &&
+	"$PROFIL" dump f100/*.profil > d100 &&
+	test "$(dump_field d100 requested_hz)" = 100 && test "$(dump_field d100 clock)" = timer &&
+	n=$(dump_total d100) && test "$n" -ge 20 && test "$n" -le 45
+'
+
+test_expect_success '-F 5000 samples at 5 kHz (perf clock where allowed)' '
+	"$PROFIL" record -F 5000 -o f5k -- "$REC/exits" exit 0.3 > /dev/null; test $? -eq 7 &&
+	"$PROFIL" dump f5k/*.profil > d5k &&
+	test "$(dump_field d5k requested_hz)" = 5000 &&
+	n=$(dump_total d5k) && test "$n" -ge 1000
+'
+
+test_expect_success 'a rate outside 1..20000 Hz is a usage error' '
+	"$PROFIL" record -F 20001 -- true 2> err; test $? -eq 2 &&
+	grep "profil: rate must be 1 to 20000 Hz: '"'"'20001'"'"'" err &&
+	"$PROFIL" record -F 0 -- true 2> /dev/null; test $? -eq 2
+'
+
+test_expect_success 'no command, unknown option: usage errors' '
+	"$PROFIL" record 2> /dev/null; test $? -eq 2 &&
+	"$PROFIL" record --bogus -- true 2> /dev/null; test $? -eq 2
+'
+
+test_expect_success 'a command that cannot be run: 127 and a message' '
+	"$PROFIL" record -o nx -- ./no-such-program 2> err; test $? -eq 127 &&
+	grep "cannot run command" err
+'
+
+test_expect_success 'a command killed by a signal: reported, exit 128+N' '
+	"$PROFIL" record -o killed -- "$REC/exits" term 0.05 > /dev/null 2> err; test $? -eq 143 &&
+	grep "profil: command killed by signal 15 (SIGTERM): '"'"'$REC/exits'"'"'" err
+'
+
+test_expect_success 'the recorder alone: LD_PRELOAD and PROFIL_RECORD_* without the CLI' '
+	LD_PRELOAD=$B/libprofil-record.so PROFIL_RECORD_DIR=$PWD/env PROFIL_RECORD_HZ=200 \
+		"$REC/exits" exit 0.2 > /dev/null; test $? -eq 7 &&
+	"$PROFIL" dump env/exits.*.profil > denv &&
+	test "$(dump_field denv requested_hz)" = 200 && test "$(dump_total denv)" -ge 20
+'
+
+test_expect_success 'an output directory that cannot be created: one line, the program runs on' '
+	: > notadir &&
+	LD_PRELOAD=$B/libprofil-record.so PROFIL_RECORD_DIR=$PWD/notadir/sub \
+		"$REC/exits" exit 0.01 > /dev/null 2> err; test $? -eq 7 &&
+	test $(wc -l < err) -eq 1 && grep "^profil: recorder disabled" err
+'
+
+test_expect_success 'a truncated profile is refused by name, never half-read' '
+	f=$(ls out/*.profil) && size=$(wc -c < "$f") &&
+	head -c $((size - 3)) "$f" > cut.profil &&
+	"$PROFIL" dump cut.profil > /dev/null 2> err; test $? -eq 1 &&
+	grep "truncated" err && grep "cut.profil" err
+'
+
+test_done
