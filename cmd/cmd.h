@@ -23,4 +23,16 @@ int profil_cmd_dump(int argc, char **argv);
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
 
+/* Where the recorder writes by default, and so where reading subcommands look. */
+#define PROFIL_CMD_DEFAULT_DIR "./profil.out/"
+
+struct profil_report;
+
+/*
+ * profil_cmd_load - adds the profiles named by paths (files, or directories whose *.profil files
+ * are read in name order; npaths 0 means PROFIL_CMD_DEFAULT_DIR) to the session r.  Stops at the
+ * first file that cannot be read, after one message naming it.  Returns 0, or 1 (exit status).
+ */
+int profil_cmd_load(struct profil_report *r, int npaths, char **paths);
+
 #endif /* PROFIL_CMD_H */

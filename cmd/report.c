@@ -3,21 +3,18 @@
  * module.  PATHs are profile files or directories of them (default ./profil.out/); every process
  * they hold is merged.  See profil(1).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmd.h"
 #include "format/format.h"
 #include "report/report.h"
 #include "report/symbols.h"
 
-#define REPORT_DEFAULT_DIR "./profil.out/"
+#define REPORT_DEFAULT_DIR PROFIL_CMD_DEFAULT_DIR
 
 static int
 usage(FILE *f)
@@ -27,97 +24,6 @@ usage(FILE *f)
 	    "  -n, --limit N   print the N heaviest functions only\n"
 	    "  --tsv       tab-separated values with a header line\n");
 	return f == stdout ? 0 : 2;
-}
-
-static int
-add_file(struct profil_report *r, const char *path)
-{
-	struct profil_file *f;
-	char err[512];
-	int rc;
-
-	rc = profil_file_read(path, &f, err, sizeof(err));
-	if (rc != 0) {
-		if (rc == -ENOMEM)
-			profil_cmd_error("out of memory reading", path);
-		else
-			profil_cmd_error(err[0] != '\0' ? err : strerror(-rc), path);
-		return 1;
-	}
-	if (profil_report_add(r, path, f) != 0) {
-		profil_cmd_error("out of memory symbolizing", path);
-		return 1;
-	}
-	return 0;
-}
-
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every *.profil of a directory, in name order so the output does not depend on readdir. */
-static int
-add_dir(struct profil_report *r, const char *dir)
-{
-	char **names = NULL, **grown, path[PATH_MAX];
-	size_t i, n = 0, len;
-	struct dirent *d;
-	int rc = 0;
-	DIR *dp;
-
-	dp = opendir(dir);
-	if (dp == NULL) {
-		profil_cmd_error(strerror(errno), dir);
-		return 1;
-	}
-	while ((d = readdir(dp)) != NULL) {
-		len = strlen(d->d_name);
-		/* The recorder's temporary files start with a dot and are never complete. */
-		if (d->d_name[0] == '.' || len < 8 || strcmp(d->d_name + len - 7, ".profil") != 0)
-			continue;
-		grown = realloc(names, (n + 1) * sizeof(*names));
-		if (grown == NULL || (grown[n] = strdup(d->d_name)) == NULL) {
-			names = grown != NULL ? grown : names;
-			profil_cmd_error("out of memory listing", dir);
-			rc = 1;
-			break;
-		}
-		names = grown;
-		n++;
-	}
-	closedir(dp);
-	if (rc == 0 && n == 0) {
-		profil_cmd_error("no profiles (*.profil) in directory", dir);
-		rc = 1;
-	}
-	if (n > 0)
-		qsort(names, n, sizeof(*names), name_cmp);
-	for (i = 0; i < n && rc == 0; i++) {
-		len = strlen(dir);
-		snprintf(path, sizeof(path), "%s%s%s", dir, len > 0 && dir[len - 1] == '/' ? "" : "/",
-		    names[i]);
-		rc = add_file(r, path);
-	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return rc;
-}
-
-static int
-add_path(struct profil_report *r, const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0) {
-		profil_cmd_error(strerror(errno), path);
-		return 1;
-	}
-	if (S_ISDIR(st.st_mode))
-		return add_dir(r, path);
-	return add_file(r, path);
 }
 
 /* One warning per module whose addresses stay numbers; missing DWARF alone is not worth one. */
@@ -144,7 +50,7 @@ profil_cmd_report(int argc, char **argv)
 	struct profil_report *r;
 	unsigned long long v;
 	char *end;
-	int c, i, rc = 0;
+	int c, rc = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
@@ -177,10 +83,7 @@ profil_cmd_report(int argc, char **argv)
 		profil_cmd_error("out of memory", NULL);
 		return 1;
 	}
-	if (optind == argc)
-		rc = add_path(r, REPORT_DEFAULT_DIR);
-	for (i = optind; i < argc && rc == 0; i++)
-		rc = add_path(r, argv[i]);
+	rc = profil_cmd_load(r, argc - optind, argv + optind);
 	if (rc == 0) {
 		profil_report_modules(r, warn_module, NULL);
 		if (profil_report_flat_print(r, &opt, stdout) != 0) {

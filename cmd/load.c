@@ -1,0 +1,119 @@
+/*
+ * load.c - the PATH arguments every reading subcommand takes (report, export): profile files or
+ * directories of them, default ./profil.out/, added to one report session.  One loader, so all
+ * subcommands read the same files and fail on the same bad ones with the same message.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "format/format.h"
+#include "report/report.h"
+
+static int
+add_file(struct profil_report *r, const char *path)
+{
+	struct profil_file *f;
+	char err[512];
+	int rc;
+
+	rc = profil_file_read(path, &f, err, sizeof(err));
+	if (rc != 0) {
+		if (rc == -ENOMEM)
+			profil_cmd_error("out of memory reading", path);
+		else
+			profil_cmd_error(err[0] != '\0' ? err : strerror(-rc), path);
+		return 1;
+	}
+	if (profil_report_add(r, path, f) != 0) {
+		profil_cmd_error("out of memory symbolizing", path);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every *.profil of a directory, in name order so the output does not depend on readdir. */
+static int
+add_dir(struct profil_report *r, const char *dir)
+{
+	char **names = NULL, **grown, path[PATH_MAX];
+	size_t i, n = 0, len;
+	struct dirent *d;
+	int rc = 0;
+	DIR *dp;
+
+	dp = opendir(dir);
+	if (dp == NULL) {
+		profil_cmd_error(strerror(errno), dir);
+		return 1;
+	}
+	while ((d = readdir(dp)) != NULL) {
+		len = strlen(d->d_name);
+		/* The recorder's temporary files start with a dot and are never complete. */
+		if (d->d_name[0] == '.' || len < 8 || strcmp(d->d_name + len - 7, ".profil") != 0)
+			continue;
+		grown = realloc(names, (n + 1) * sizeof(*names));
+		if (grown == NULL || (grown[n] = strdup(d->d_name)) == NULL) {
+			names = grown != NULL ? grown : names;
+			profil_cmd_error("out of memory listing", dir);
+			rc = 1;
+			break;
+		}
+		names = grown;
+		n++;
+	}
+	closedir(dp);
+	if (rc == 0 && n == 0) {
+		profil_cmd_error("no profiles (*.profil) in directory", dir);
+		rc = 1;
+	}
+	if (n > 0)
+		qsort(names, n, sizeof(*names), name_cmp);
+	for (i = 0; i < n && rc == 0; i++) {
+		len = strlen(dir);
+		snprintf(path, sizeof(path), "%s%s%s", dir, len > 0 && dir[len - 1] == '/' ? "" : "/",
+		    names[i]);
+		rc = add_file(r, path);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+static int
+add_path(struct profil_report *r, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		profil_cmd_error(strerror(errno), path);
+		return 1;
+	}
+	if (S_ISDIR(st.st_mode))
+		return add_dir(r, path);
+	return add_file(r, path);
+}
+
+int
+profil_cmd_load(struct profil_report *r, int npaths, char **paths)
+{
+	int i, rc = 0;
+
+	if (npaths == 0)
+		return add_path(r, PROFIL_CMD_DEFAULT_DIR);
+	for (i = 0; i < npaths && rc == 0; i++)
+		rc = add_path(r, paths[i]);
+	return rc;
+}
