@@ -13,7 +13,7 @@ BASE    = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
 B ?= build
 
 # The library: code that runs in signal context, the engine that arms it, the classic calls.
-LIB_SRC    := $(wildcard src/sample/*.c src/engine/*.c src/classic/*.c)
+LIB_SRC    := $(wildcard src/sample/*.c src/engine/*.c src/classic/*.c src/gmon/*.c)
 LIB_OBJ    := $(LIB_SRC:%.c=$(B)/%.o)
 SAMPLE_OBJ := $(filter $(B)/src/sample/%,$(LIB_OBJ))
 LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks -Iinclude
@@ -134,6 +134,21 @@ $(B)/tests/record/%: tests/record/%.c tests/record/burn.h $(RECORD_TEST_LIB)
 	$(CC) $(BASE) -pthread -o $@ $< -L$(B)/tests/record \
 		-Wl,-rpath,$(abspath $(B))/tests/record -lsplit -ldl
 
+# -pg test programs, linked with -lprofil before libc so that they get our gmon runtime; one
+# is also built without PIE.  No inlining, sibling calls or merging of identical functions: the
+# call counts are the truth.
+PG_SRC    := $(wildcard tests/pg/*.c)
+PG_BIN    := $(PG_SRC:tests/pg/%.c=$(B)/tests/pg/%) $(B)/tests/pg/nopie-gmon-work
+PG_CFLAGS := $(PROG_CFLAGS) -pg -fno-inline -fno-optimize-sibling-calls -fno-ipa-icf -pthread
+
+$(B)/tests/pg/nopie-%: tests/pg/%.c tests/tap.h $(B)/libprofil.so
+	@mkdir -p $(@D)
+	$(CC) $(PG_CFLAGS) -fno-pie -no-pie -o $@ $< $(PROG_LIBS)
+
+$(B)/tests/pg/%: tests/pg/%.c tests/tap.h $(B)/libprofil.so
+	@mkdir -p $(@D)
+	$(CC) $(PG_CFLAGS) -o $@ $< $(PROG_LIBS)
+
 # The README's two commands: `make demo` and `make check`.  Each installs what is missing.
 deps:
 	@tools/deps.sh
@@ -143,7 +158,7 @@ demo: deps
 	@echo
 	$(B)/demo 2
 
-tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN) $(RECORD_TEST_LIB) $(RECORD_TEST_BIN)
+tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN) $(RECORD_TEST_LIB) $(RECORD_TEST_BIN) $(PG_BIN)
 
 check: deps
 	@$(MAKE) --no-print-directory tests

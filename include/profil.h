@@ -89,6 +89,67 @@ struct profil_stats {
  */
 PROFIL_API int profil_stats_get(struct profil_stats *st);
 
+/*
+ * The -pg runtime.  A program compiled with -pg and linked with -lprofil (pkg-config --libs
+ * profil) gets libprofil's monstartup(3), moncontrol(3), _mcleanup and mcount instead of
+ * glibc's: every thread's arcs, a histogram at PROFIL_HZ (default 100), and the profile written
+ * as gmon.<progname>.<pid>.out in PROFDIR or the starting directory at exit, at _exit, when a
+ * fatal signal ends the process, and even at SIGKILL (the buffer is a shared mapping of the
+ * file).  See moncontrol(3).
+ */
+
+/*
+ * moncontrol - stop (mode 0) or restart (any other mode) profiling of a -pg program: both the
+ * histogram and the counting of calls.  A no-op in a program without -pg, and after the profile
+ * was finished by exit or _mcleanup.  glibc defines it but declares it nowhere; this is its
+ * declaration.  Thread-safe; not async-signal-safe.
+ */
+PROFIL_API void moncontrol(int mode);
+
+/*
+ * profil_gmon - OpenBSD's profil(2) for the -pg runtime.
+ *
+ * The runtime makes the first call at start-up: buf is the profile buffer, buflen bytes holding
+ * the gmon header, samplesize bytes of 16-bit bins counting the pcs from offset on at scale
+ * 32768 (4 bytes of text a bin), and the arc tables; the output file goes to the directory
+ * dirfd, or the starting one for -1.  Later calls stop profiling (scale 0, any buf) or restart
+ * it with the same buf, offset, samplesize and scale (take them from profil_gmon_status_get());
+ * a dirfd other than -1 then moves the profile to that directory.
+ *
+ * Returns 0, or -1 with errno, checked in this order: EPERM if the program was not linked with
+ * -pg (the runtime is not set up); EINVAL if scale > 65536; (scale 0 stops and returns 0);
+ * EALREADY for a buf other than the registered buffer; EBADF if dirfd is not a valid
+ * descriptor; ENOTDIR if it is not a directory; EINVAL if buflen, samplesize, offset or scale
+ * differ from the registered layout; EBUSY if the profile could not be moved safely.
+ * Thread-safe; not async-signal-safe.
+ */
+PROFIL_API int profil_gmon(void *buf, size_t buflen, size_t samplesize, unsigned long offset,
+    unsigned int scale, int dirfd);
+
+/* The -pg runtime's state: the registered buffer and layout, and what happened so far. */
+struct profil_gmon_status {
+	int setup;			/* the -pg runtime is set up */
+	int running;			/* profiling now (moncontrol(1)) */
+	int finished;			/* the profile is final (exit or _mcleanup) */
+	int dirfd;			/* the output directory, fixed at start */
+	void *buf;			/* the buffer: a shared mapping of the output file */
+	size_t buflen;
+	size_t samplesize;		/* bytes of bins */
+	unsigned long offset;		/* lowest pc counted */
+	unsigned int scale;
+	unsigned int hz;		/* the histogram's rate, as the file's header says */
+	size_t tables;			/* per-thread arc tables handed out */
+	size_t arcs_per_table;		/* distinct arcs a table holds (PROFIL_ARCS) */
+	uint64_t arcs_dropped;		/* calls not counted because a table was full */
+	char name[256];			/* gmon.<progname>.<pid>.out */
+};
+
+/*
+ * profil_gmon_status_get - the -pg runtime's state; all zero in a program without -pg.
+ * Returns 0, or -1 with EINVAL for a NULL argument.  Thread-safe.
+ */
+PROFIL_API int profil_gmon_status_get(struct profil_gmon_status *st);
+
 #ifdef __cplusplus
 }
 #endif

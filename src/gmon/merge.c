@@ -1,0 +1,147 @@
+/*
+ * The end of a profile: the threads' tables are merged into one table of arcs and the file is
+ * cut where it ends, as OpenBSD's _mcleanup merges its per-thread tables.  This runs at exit,
+ * at _exit and from a fatal signal's handler, so only async-signal-safe system calls; and if
+ * some thread cannot be proven out of mcount, nothing is moved at all: the file is already a
+ * complete profile (gprof sums an arc that several tables hold), only longer.
+ */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gmon.h"
+
+#define QUIESCE_NS 200000000ULL	/* a thread preempted inside mcount gets this long */
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int
+profil_gmon_quiesce(void)
+{
+	struct profil_gmon *g = &profil_gmon_rt;
+	uint64_t deadline;
+	size_t i, n;
+	int busy;
+
+	atomic_store(&g->state, PROFIL_GMON_OFF);
+	/*
+	 * mcount stores its inside flag and then reads the state with no fence of its own (it is
+	 * on every function call); membarrier(2) runs a full barrier on every running thread, so
+	 * after it each thread has either published its flag or will see the state off.
+	 */
+	if (!g->membarrier || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+		return -EBUSY;
+	deadline = now_ns() + QUIESCE_NS;
+	do {
+		busy = atomic_load(&profil_gmon_claiming) != 0;
+		n = atomic_load(&g->ntables);
+		for (i = 0; i < n && i < PROFIL_GMON_TABLES; i++)
+			if (atomic_load(&g->tables[i].inside) && !profil_gmon_table_is_mine(i))
+				busy = 1;
+		if (!busy)
+			return 0;
+		sched_yield();
+	} while (now_ns() < deadline);
+	return -EBUSY;
+}
+
+static size_t
+arc_hash(uint64_t from, uint64_t to, size_t mask)
+{
+	uint64_t k = from * 0x9e3779b97f4a7c15ULL ^ to * 0xc2b2ae3d27d4eb4fULL;
+
+	return (size_t)(k >> 29) & mask;
+}
+
+/*
+ * Merges in place: every record read is copied out before anything is written, and the merged
+ * table never runs ahead of the reading position, so one pass over the slots suffices.  The
+ * index from (from_pc, self_pc) to merged record is an anonymous mapping (mmap is a system
+ * call; malloc would not be safe here).  Returns the number of merged records, or -errno.
+ */
+static long
+merge_tables(struct profil_gmon_arc *arcs, size_t nslots)
+{
+	struct profil_gmon_arc rec;
+	size_t i, j, used = 0, w = 0, nidx = 16, mask;
+	uint32_t *idx;
+
+	for (i = 0; i < nslots; i++)
+		if (arcs[i].self_pc != 0)
+			used++;
+	while (nidx < 2 * used)
+		nidx <<= 1;
+	mask = nidx - 1;
+	idx = mmap(NULL, nidx * sizeof(*idx), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	if (idx == MAP_FAILED)
+		return -errno;
+	for (i = 0; i < nslots; i++) {
+		rec = arcs[i];
+		if (rec.self_pc == 0)
+			continue;
+		for (j = arc_hash(rec.from_pc, rec.self_pc, mask);; j = (j + 1) & mask) {
+			struct profil_gmon_arc *m;
+
+			if (idx[j] == 0) {
+				idx[j] = (uint32_t)(w + 1);
+				arcs[w] = rec;
+				arcs[w].tag = PROFIL_GMON_TAG_ARC;
+				w++;
+				break;
+			}
+			m = &arcs[idx[j] - 1];
+			if (m->from_pc == rec.from_pc && m->self_pc == rec.self_pc) {
+				uint64_t sum = (uint64_t)m->count + rec.count;
+
+				m->count = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+				break;
+			}
+		}
+	}
+	munmap(idx, nidx * sizeof(*idx));
+	return (long)w;
+}
+
+void
+profil_gmon_finish(void)
+{
+	struct profil_gmon *g = &profil_gmon_rt;
+	struct profil_gmon_arc *arcs;
+	size_t n, end;
+	long merged;
+
+	if (!atomic_load(&g->setup) || atomic_exchange(&g->finished, 1))
+		return;
+	if (profil_gmon_quiesce() < 0)
+		return;
+	n = atomic_load(&g->ntables);
+	if (n > PROFIL_GMON_TABLES)
+		n = PROFIL_GMON_TABLES;
+	arcs = (struct profil_gmon_arc *)(g->buf + g->arcs_off);
+	merged = merge_tables(arcs, n * g->nslots);
+	if (merged < 0)
+		return;
+	end = g->arcs_off + (size_t)merged * sizeof(*arcs);
+	if (ftruncate(g->fd, (off_t)end) == 0) {
+		profil_gmon_file_set_length(end);
+		return;
+	}
+	/* The merged copies are in place: the originals behind them must not count twice. */
+	for (; (size_t)merged < n * g->nslots; merged++) {
+		arcs[merged].from_pc = 0;
+		arcs[merged].self_pc = 0;
+		arcs[merged].count = 0;
+	}
+}

@@ -1,0 +1,318 @@
+/*
+ * gmon-work - a -pg program with a truth of its own, for the gmon runtime's tests.
+ *
+ *	gmon-work flat MS      spin_a, spin_b, spin_c for 50%, 30%, 20% of MS ms of CPU time,
+ *	                       measured per call and written to truth.txt; counted() 1000 times
+ *	                       and thrice() 3 times from main
+ *	gmon-work threads N    N threads call tcount() 1000 times each
+ *	gmon-work END          counted() 1000 times and spin_a for 200 ms, then END: exit, _exit,
+ *	                       segv, abort, kill (SIGKILL), chdir (chdir("/") first), exec (execs
+ *	                       /bin/true), fork (the child calls child_only() 7 times, the parent
+ *	                       parent_only() 5 times)
+ *	gmon-work arcs         leaf() from 64 call sites: 64 distinct arcs
+ *	gmon-work api          profil_gmon() and moncontrol(), printing TAP lines
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profil.h"
+#include "../tap.h"
+
+static volatile unsigned long sink;
+
+static unsigned long long
+cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+void spin_a(unsigned long n);
+void spin_b(unsigned long n);
+void spin_c(unsigned long n);
+void counted(void);
+void thrice(void);
+void tcount(void);
+void leaf(void);
+void child_only(void);
+void parent_only(void);
+void stopped_work(unsigned long n);
+
+void
+spin_a(unsigned long n)
+{
+	unsigned long x = sink;
+
+	while (n-- > 0)
+		x = x * 2862933555777941757UL + 3037000493UL;
+	sink = x;
+}
+
+void
+spin_b(unsigned long n)
+{
+	unsigned long x = sink;
+
+	while (n-- > 0)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	sink = x;
+}
+
+void
+spin_c(unsigned long n)
+{
+	unsigned long x = sink;
+
+	while (n-- > 0)
+		x = x * 3935559000370003845UL + 2691343689449507681UL;
+	sink = x;
+}
+
+/* A separate function for the time moncontrol(0) leaves unprofiled. */
+void
+stopped_work(unsigned long n)
+{
+	unsigned long x = sink;
+
+	while (n-- > 0)
+		x = x * 2862933555777941757UL + 7UL;
+	sink = x;
+}
+
+void
+counted(void)
+{
+	sink++;
+}
+
+void
+thrice(void)
+{
+	sink += 3;
+}
+
+void
+tcount(void)
+{
+	sink += 5;
+}
+
+void
+leaf(void)
+{
+	sink += 7;
+}
+
+void
+child_only(void)
+{
+	sink += 11;
+}
+
+void
+parent_only(void)
+{
+	sink += 13;
+}
+
+/* Calls fn until it has used ms of this thread's CPU time; returns the nanoseconds used. */
+static unsigned long long
+spin_for(void (*fn)(unsigned long), unsigned long long ms)
+{
+	unsigned long long used = 0, t0;
+
+	while (used < ms * 1000000ULL) {
+		t0 = cpu_ns();
+		fn(200000);
+		used += cpu_ns() - t0;
+	}
+	return used;
+}
+
+static int
+flat(unsigned long long ms)
+{
+	unsigned long long a, b, c;
+	FILE *f;
+	int i;
+
+	a = spin_for(spin_a, ms * 5 / 10);
+	b = spin_for(spin_b, ms * 3 / 10);
+	c = spin_for(spin_c, ms * 2 / 10);
+	for (i = 0; i < 1000; i++)
+		counted();
+	for (i = 0; i < 3; i++)
+		thrice();
+	f = fopen("truth.txt", "w");
+	if (f == NULL)
+		return 1;
+	fprintf(f, "spin_a %llu\nspin_b %llu\nspin_c %llu\n", a, b, c);
+	return fclose(f) != 0;
+}
+
+static void *
+thread_main(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 1000; i++)
+		tcount();
+	return NULL;
+}
+
+static int
+threads(int n)
+{
+	pthread_t t[64];
+	int i;
+
+	if (n > 64)
+		n = 64;
+	for (i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, thread_main, NULL) != 0)
+			return 1;
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+#define CALL4 leaf(); leaf(); leaf(); leaf();
+#define CALL16 CALL4 CALL4 CALL4 CALL4
+
+/* Each leaf() here is a call site of its own, so an arc of its own: 64 arcs. */
+static void
+arcs(void)
+{
+	CALL16 CALL16 CALL16 CALL16
+}
+
+static int
+ending(const char *how)
+{
+	int i;
+
+	if (strcmp(how, "chdir") == 0 && chdir("/") != 0)
+		return 1;
+	for (i = 0; i < 1000; i++)
+		counted();
+	spin_for(spin_a, 200);
+	if (strcmp(how, "_exit") == 0)
+		_exit(3);
+	if (strcmp(how, "segv") == 0)
+		*(volatile int *)(uintptr_t)sink = 0;	/* sink is small: an unmapped page */
+	if (strcmp(how, "abort") == 0)
+		abort();
+	if (strcmp(how, "kill") == 0)
+		raise(SIGKILL);
+	if (strcmp(how, "exec") == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		return 1;
+	}
+	if (strcmp(how, "fork") == 0) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			for (i = 0; i < 7; i++)
+				child_only();
+			spin_for(spin_b, 100);
+			printf("child %d\n", (int)getpid());
+			exit(0);
+		}
+		for (i = 0; i < 5; i++)
+			parent_only();
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+api(void)
+{
+	struct profil_gmon_status st;
+	unsigned short other[64];
+	int fd, r;
+
+	r = profil_gmon_status_get(&st);
+	tap_check(r == 0 && st.setup && st.running,
+	    "the -pg runtime is ours and running: %s at %u Hz", st.name, st.hz);
+	errno = 0;
+	r = profil_gmon(st.buf, st.buflen, st.samplesize, st.offset, 65537, -1);
+	tap_check(r == -1 && errno == EINVAL, "\"The scale value is too large\": EINVAL");
+	/* The order: scale is checked before the buffer, so a large scale with another is EINVAL. */
+	errno = 0;
+	r = profil_gmon(other, sizeof(other), sizeof(other), 0, 65537, -1);
+	tap_check(r == -1 && errno == EINVAL, "a too large scale is EINVAL before EALREADY");
+	errno = 0;
+	r = profil_gmon(other, sizeof(other), sizeof(other), 0, 65536, -1);
+	tap_check(r == -1 && errno == EALREADY,
+	    "\"An attempt was made to change the profile buffer\": EALREADY");
+	errno = 0;
+	r = profil_gmon(st.buf, st.buflen, st.samplesize, st.offset, st.scale, 1000);
+	tap_check(r == -1 && errno == EBADF,
+	    "\"The dirfd argument is not a valid file descriptor\": EBADF");
+	fd = open("/etc/hostname", O_RDONLY);
+	errno = 0;
+	r = profil_gmon(st.buf, st.buflen, st.samplesize, st.offset, st.scale, fd);
+	tap_check(r == -1 && errno == ENOTDIR,
+	    "\"The dirfd argument does not refer to a directory\": ENOTDIR");
+	close(fd);
+	/* The buffer is checked before dirfd. */
+	errno = 0;
+	r = profil_gmon(other, sizeof(other), sizeof(other), 0, 65536, 1000);
+	tap_check(r == -1 && errno == EALREADY, "another buffer is EALREADY before a bad dirfd");
+
+	/* "A scale value of 0 disables profiling", and the same buffer starts it again. */
+	r = profil_gmon(NULL, 0, 0, 0, 0, -1);
+	profil_gmon_status_get(&st);
+	tap_check(r == 0 && !st.running, "scale 0 stops profiling");
+	stopped_work(1);
+	spin_for(stopped_work, 300);
+	r = profil_gmon(st.buf, st.buflen, st.samplesize, st.offset, st.scale, -1);
+	profil_gmon_status_get(&st);
+	tap_check(r == 0 && st.running, "the registered buffer restarts profiling");
+	moncontrol(0);
+	profil_gmon_status_get(&st);
+	tap_check(!st.running, "moncontrol(0) stops profiling");
+	stopped_work(1);
+	moncontrol(1);
+	profil_gmon_status_get(&st);
+	tap_check(st.running, "moncontrol(1) restarts profiling");
+	counted();
+	counted();
+	return tap_done();
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "flat") == 0)
+		return flat(strtoull(argv[2], NULL, 10));
+	if (argc >= 3 && strcmp(argv[1], "threads") == 0)
+		return threads(atoi(argv[2]));
+	if (argc >= 2 && strcmp(argv[1], "arcs") == 0) {
+		arcs();
+		return 0;
+	}
+	if (argc >= 2 && strcmp(argv[1], "api") == 0)
+		return api();
+	if (argc >= 2)
+		return ending(argv[1]);
+	fprintf(stderr, "usage: gmon-work flat MS | threads N | arcs | api | END\n");
+	return 2;
+}
