@@ -6,6 +6,8 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 
 CC     ?= cc
+# A cross compiler brings its own nm for the signal-safety check (CC=aarch64-linux-gnu-gcc).
+NM      := $(if $(filter %-gcc,$(CC)),$(CC:%-gcc=%-nm),nm)
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer
 WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 BASE    = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
@@ -61,7 +63,7 @@ $(B)/profil: $(CLI_SRC:%.c=$(B)/cli/%.o)
 
 # Signal context may only reach what tools/signal-safe.allow lists: the build fails otherwise.
 $(B)/signal-safe.ok: $(SAMPLE_OBJ) tools/check-signal-safe.sh tools/signal-safe.allow
-	tools/check-signal-safe.sh $(SAMPLE_OBJ)
+	NM=$(NM) tools/check-signal-safe.sh $(SAMPLE_OBJ)
 	@touch $@
 
 $(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok

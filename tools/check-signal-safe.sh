@@ -3,9 +3,9 @@
 # symbol that is neither defined by another such object nor listed in tools/signal-safe.allow.
 set -eu
 allow=$(dirname "$0")/signal-safe.allow
-defined=$(nm --defined-only "$@" | awk 'NF == 3 { print $3 }' | sort -u)
+defined=$(${NM:-nm} --defined-only "$@" | awk 'NF == 3 { print $3 }' | sort -u)
 bad=0
-for sym in $(nm -u "$@" | awk '$1 == "U" { print $2 }' | sort -u); do
+for sym in $(${NM:-nm} -u "$@" | awk '$1 == "U" { print $2 }' | sort -u); do
 	if printf '%s\n' "$defined" | grep -qx -- "$sym"; then
 		continue
 	fi

@@ -9,6 +9,8 @@ make                 build
 binutils             nm for the signal-safety check; GNU gprof reads our gmon files
 pkg-config           dependencies and the installed profil.pc
 libc6-dev            headers
+gcc-aarch64-linux-gnu  the aarch64 cross-build test (t9010)
+libc6-dev-arm64-cross  its C library
 libdw-dev            elfutils: ELF/DWARF symbolization in profil(1)
 libelf-dev           elfutils: ELF reading
 zlib1g-dev           compressed exports
