@@ -58,8 +58,12 @@ profil_signal_install(void)
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = profil_tick_handler;
-	/* SA_RESTART: a tick never makes a restartable call fail with EINTR. */
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	/*
+	 * SA_RESTART: a tick never makes a restartable call fail with EINTR.  No SA_ONSTACK: a
+	 * program's alternate stack is sized for its own fault handler (often SIGSTKSZ), and a
+	 * tick belongs on the thread's own stack.
+	 */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
 	if (sigaction(s, &sa, &saved) != 0)
 		return -errno;
