@@ -433,8 +433,9 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 	const char *name = NULL;
 	uint64_t vaddr, start = 0, dstart = 0;
 	GElf_Off symoff = 0;
+	const char *at;
 	GElf_Sym symbol;
-	size_t n = 0;
+	size_t n = 0, extra;
 
 	if (mod->dwfl != NULL && module_vaddr(mod, offset, &vaddr) == 0) {
 		name = dwfl_module_addrinfo(mod->dm, vaddr + mod->bias, &symoff, &symbol, NULL,
@@ -457,9 +458,22 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 	 * machine code (foo.cold, foo.isra.0 are separate pieces), DWARF names the source function.
 	 */
 	chain[n - 1].function = name;
-	loc = malloc(sizeof(*loc) + n * sizeof(loc->frames[0]));
+	/*
+	 * Symbol tables of debug files carry versions (pthread_mutex_lock@@GLIBC_2.2.5); the
+	 * function is the same whichever version a caller bound to, so the name stops at '@'.
+	 */
+	at = name != NULL ? strchr(name, '@') : NULL;
+	extra = at != NULL ? (size_t)(at - name) + 1 : 0;
+	loc = malloc(sizeof(*loc) + n * sizeof(loc->frames[0]) + extra);
 	if (loc == NULL)
 		return -ENOMEM;
+	if (at != NULL) {
+		char *copy = (char *)loc + sizeof(*loc) + n * sizeof(loc->frames[0]);
+
+		memcpy(copy, name, extra - 1);
+		copy[extra - 1] = '\0';
+		chain[n - 1].function = copy;
+	}
 	loc->module = mod;
 	loc->offset = offset;
 	loc->function_start = start;
