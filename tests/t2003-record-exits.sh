@@ -1,0 +1,43 @@
+#!/bin/sh
+# Nothing lost: the profile is complete after normal exit, return from main, _exit, and death
+# by a fatal signal (flushed, then the original disposition: same exit status); after SIGKILL
+# at most the last second of samples is missing (periodic flush).
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIR/lib-record.sh"
+
+# exit_case MODE STATUS KIND CODE: records `exits MODE 0.3`, checks status, exit kind and code,
+# and that the samples cover the CPU time the program reported (one tick of slack per 10).
+exit_case() {
+	"$PROFIL" record -o "$1" -- "$REC/exits" "$1" 0.3 > "$1.out" 2> "$1.err"
+	rc=$?
+	echo "status $rc"
+	test "$rc" -eq "$2" || return 1
+	"$PROFIL" dump "$1"/exits.*.profil > "$1.dump" || return 1
+	test "$(dump_field "$1.dump" exit)" = "$3" || return 1
+	test "$(dump_field "$1.dump" code)" = "$4" || return 1
+	cpu=$(sed -n "s/^cpu //p" "$1.out")
+	n=$(dump_total "$1.dump")
+	hz=$(dump_field "$1.dump" achieved_hz)
+	echo "cpu $cpu s, $n samples at $hz Hz"
+	awk -v c="$cpu" -v n="$n" -v hz="$hz" "BEGIN { exit !(n >= 0.9 * c * hz - 2) }"
+}
+
+test_expect_success 'exit(3): complete profile, status kept' 'exit_case exit 7 exit -1'
+test_expect_success 'return from main: complete profile' 'exit_case return 9 exit -1'
+test_expect_success '_exit(2): complete profile' 'exit_case _exit 8 exit -1'
+test_expect_success 'SIGABRT: flushed, then dies of SIGABRT' 'exit_case abort 134 signal 6'
+test_expect_success 'SIGSEGV: flushed, then dies of SIGSEGV' 'exit_case segv 139 signal 11'
+test_expect_success 'SIGBUS: flushed, then dies of SIGBUS' 'exit_case bus 135 signal 7'
+test_expect_success 'SIGINT: flushed, then dies of SIGINT' 'exit_case int 130 signal 2'
+test_expect_success 'SIGTERM: flushed, then dies of SIGTERM' 'exit_case term 143 signal 15'
+
+test_expect_success 'SIGKILL: the periodic flush keeps all but at most the last second' '
+	"$PROFIL" record -o kill -- "$REC/exits" kill 2.5 > kill.out 2> kill.err; test $? -eq 137 &&
+	"$PROFIL" dump kill/exits.*.profil > kill.dump &&
+	test "$(dump_field kill.dump exit)" = running &&
+	cpu=$(sed -n "s/^cpu //p" kill.out) && n=$(dump_total kill.dump) &&
+	hz=$(dump_field kill.dump achieved_hz) && echo "cpu $cpu s, $n samples at $hz Hz" &&
+	awk -v c="$cpu" -v n="$n" -v hz="$hz" "BEGIN { exit !(n >= 0.95 * (c - 1.0) * hz - 2) }"
+'
+
+test_done
