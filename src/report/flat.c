@@ -78,7 +78,7 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 		n = opt->limit;
 	if (opt->tsv) {
 		fprintf(out, "percent\tci_low\tci_high\tcumulative_s\tself_s\tsamples\tfunction\t"
-		    "module\tfile\n");
+		    "module\tfile\tpath\n");
 	} else {
 		print_summary(r, out);
 		for (i = 0; i < n; i++) {
@@ -93,11 +93,12 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 		profil_share_interval(e[i].count, total, &lo, &hi);
 		cumulative += e[i].seconds;
 		if (opt->tsv)
-			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%.6f\t%" PRIu64 "\t%s\t%s\t%s\n",
+			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%.6f\t%" PRIu64 "\t%s\t%s\t%s\t%s\n",
 			    100.0 * (double)e[i].count / (double)total, 100 * lo, 100 * hi,
 			    cumulative, e[i].seconds, e[i].count,
 			    entry_name(&e[i], buf, sizeof(buf)), entry_module(&e[i]),
-			    e[i].file != NULL ? e[i].file : "");
+			    e[i].file != NULL ? e[i].file : "",
+			    e[i].module != NULL ? profil_module_path(e[i].module) : "");
 		else
 			fprintf(out, "%6.2f  %5.1f-%5.1f  %11.3f %9.3f %9" PRIu64 "  %-*s  %s\n",
 			    100.0 * (double)e[i].count / (double)total, 100 * lo, 100 * hi,
