@@ -8,10 +8,13 @@
 #   glibc       glibc's profil(): ITIMER_PROF and SIGPROF, always 100 Hz
 #   ours 100    our profil() at 100 Hz (AUTO: per-thread CPU-clock timers)
 #   ours 1000   our profil() at 1 kHz (AUTO: perf task-clock events, or timers if refused)
+#   timer 1000  our profil() at 1 kHz on CPU-clock timers: at most CONFIG_HZ signals a second,
+#               the rest counted from si_overrun
 # in two variants: st (one thread) and mt (alpha on one thread, beta and gamma on another).
 # Reported, as medians over the runs: process CPU time and wall time as ratios to the
 # baseline's median, the worst error of a function's sampled share against its measured CPU
-# share in percentage points, and samples obtained per second of process CPU time.
+# share in percentage points, and samples (bin counts) and signals obtained per second of
+# process CPU time.
 #
 # Environment: B (build dir), BENCH_RUNS (default 5), BENCH_CPU_SECONDS (work per run, default 2).
 set -u
@@ -37,16 +40,19 @@ if [ -z "$ips" ]; then
 fi
 ITERS=$(awk -v i="$ips" -v s="$SECONDS_PER_RUN" 'BEGIN { printf "%.0f", i * s }')
 
-CONFIGS="none:$PLAIN:0 linked:$OURS:0 glibc:$PLAIN:100 ours100:$OURS:100 ours1000:$OURS:1000"
+CONFIGS="none:$PLAIN:0:auto linked:$OURS:0:auto glibc:$PLAIN:100:auto ours100:$OURS:100:auto
+ours1000:$OURS:1000:auto timer1000:$OURS:1000:timer"
 run=1
 while [ "$run" -le "$RUNS" ]; do
 	for variant in st mt; do
 		for c in $CONFIGS; do
 			name=${c%%:*}
 			rest=${c#*:}
+			clock=${rest##*:}
+			rest=${rest%:*}
 			prog=${rest%:*}
 			hz=${rest##*:}
-			if ! line=$("$prog" "$variant" "$hz" "$ITERS"); then
+			if ! line=$("$prog" "$variant" "$hz" "$ITERS" 20 "$clock"); then
 				echo "profil.sh: $name $variant run $run failed" >&2
 				exit 1
 			fi
@@ -57,6 +63,7 @@ while [ "$run" -le "$RUNS" ]; do
 done
 
 # One line per run: variant config cpu_s wall_s err_pp samples_per_cpu_s clock achieved_hz
+# signals_per_cpu_s
 per_run() {
 	awk '{
 		for (i = 1; i <= NF; i++) {
@@ -76,9 +83,10 @@ per_run() {
 					err = d
 			}
 		}
-		printf "%s %s %.6f %.6f %s %.1f %s %s\n", v["variant"], v["config"],
+		printf "%s %s %.6f %.6f %s %.1f %s %s %.1f\n", v["variant"], v["config"],
 		    v["cpu_ns"] / 1e9, v["wall_ns"] / 1e9, err,
-		    v["samples"] / (v["cpu_ns"] / 1e9), v["clock"], v["achieved_hz"]
+		    v["samples"] / (v["cpu_ns"] / 1e9), v["clock"], v["achieved_hz"],
+		    v["signals"] / (v["cpu_ns"] / 1e9)
 	}' "$RAW"
 }
 
@@ -107,10 +115,10 @@ echo "Workload: cpusplit, 5:3:2 split of CPU time over alpha/beta/gamma, ~${SECO
 echo "of fixed work per run ($ITERS loop iterations), $RUNS interleaved runs per row; medians."
 echo "st: one thread.  mt: alpha on one thread, beta+gamma on another, concurrently."
 echo
-printf '| %-7s | %-10s | %-7s | %9s | %10s | %12s | %12s | %13s |\n' variant profiler clock \
-    "CPU ratio" "wall ratio" "max err (pp)" "worst (pp)" "samples/CPU-s"
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' --------- ------------ --------- ----------- ------------ \
-    -------------- -------------- ---------------
+printf '| %-7s | %-10s | %-6s | %9s | %10s | %12s | %10s | %13s | %13s |\n' variant profiler \
+    clock "CPU ratio" "wall ratio" "max err (pp)" "worst (pp)" "samples/CPU-s" "signals/CPU-s"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' --------- ------------ -------- ----------- ------------ \
+    -------------- ------------ --------------- ---------------
 for variant in st mt; do
 	base_cpu=$(median "$variant" none 3)
 	base_wall=$(median "$variant" none 4)
@@ -120,18 +128,20 @@ for variant in st mt; do
 		wall=$(median "$variant" "$name" 4)
 		err=$(median "$variant" "$name" 5)
 		sps=$(median "$variant" "$name" 6)
+		sigps=$(median "$variant" "$name" 9)
 		case $name in
-		none | linked) sps=- label=$name ;;
+		none | linked) sps=- sigps=- label=$name ;;
 		glibc) label="glibc 100" ;;
 		ours100) label="ours 100" ;;
 		ours1000) label="ours 1000" ;;
+		timer1000) label="ours 1000" ;;
 		esac
 		[ "$err" = - ] || err=$(printf '%.2f' "$err")
-		printf '| %-7s | %-10s | %-7s | %9.3f | %10.3f | %12s | %12s | %13s |\n' \
+		printf '| %-7s | %-10s | %-6s | %9.3f | %10.3f | %12s | %10s | %13s | %13s |\n' \
 		    "$variant" "$label" "$(clock_of "$variant" "$name")" \
 		    "$(awk -v a="$cpu" -v b="$base_cpu" 'BEGIN { print a / b }')" \
 		    "$(awk -v a="$wall" -v b="$base_wall" 'BEGIN { print a / b }')" \
-		    "$err" "$(worst "$variant" "$name")" "$sps"
+		    "$err" "$(worst "$variant" "$name")" "$sps" "$sigps"
 	done
 done
 echo

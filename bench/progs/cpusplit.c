@@ -4,15 +4,15 @@
  * without it, -DBENCH_PLAIN).
  *
  * usage: cpusplit calibrate
- *        cpusplit st|mt HZ ITERS [ROUNDS]
+ *        cpusplit st|mt HZ ITERS [ROUNDS [auto|timer|perf]]
  *
  * The work is fixed (ITERS loop iterations in all), so the time it takes shows the profiler's
  * overhead.  alpha, beta and gamma run the same loop body 5:3:2 times as often, in ROUNDS
  * rounds of long blocks; each call is timed on its thread's CPU clock, which is the ground
  * truth the samples are compared with.  st runs the three in turn on one thread; mt runs alpha
  * on one thread and beta then gamma on another, at the same time.  HZ 0 leaves profiling off;
- * otherwise profil() covers exactly the three functions' code, at HZ (ours; glibc's always
- * ticks at 100 Hz).  Prints one line of key=value pairs for bench/profil.sh.
+ * otherwise profil() covers exactly the three functions' code, at HZ on the given clock (ours;
+ * glibc's always ticks at 100 Hz).  Prints one line of key=value pairs for bench/profil.sh.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -139,11 +139,13 @@ main(int argc, char **argv)
 	int mt, f;
 	const char *clock_name = "none";
 	double achieved = 0;
+	uint64_t signals = 0;
 
 	if (argc == 2 && strcmp(argv[1], "calibrate") == 0)
 		return calibrate();
 	if (argc < 4 || (strcmp(argv[1], "st") != 0 && strcmp(argv[1], "mt") != 0)) {
-		fprintf(stderr, "usage: cpusplit calibrate | cpusplit st|mt HZ ITERS [ROUNDS]\n");
+		fprintf(stderr, "usage: cpusplit calibrate | "
+		    "cpusplit st|mt HZ ITERS [ROUNDS [auto|timer|perf]]\n");
 		return 2;
 	}
 	mt = strcmp(argv[1], "mt") == 0;
@@ -180,7 +182,13 @@ main(int argc, char **argv)
 #ifdef BENCH_PLAIN
 		clock_name = "itimer";
 #else
-		if (profil_rate_set(hz, PROFIL_CLOCK_AUTO) != 0) {
+		enum profil_clock clock = PROFIL_CLOCK_AUTO;
+
+		if (argc > 5 && strcmp(argv[5], "timer") == 0)
+			clock = PROFIL_CLOCK_TIMER;
+		else if (argc > 5 && strcmp(argv[5], "perf") == 0)
+			clock = PROFIL_CLOCK_PERF;
+		if (profil_rate_set(hz, clock) != 0) {
 			perror("cpusplit: profil_rate_set");
 			return 1;
 		}
@@ -213,6 +221,7 @@ main(int argc, char **argv)
 		if (profil_stats_get(&st) == 0) {
 			clock_name = st.clock == PROFIL_CLOCK_PERF ? "perf" : "timer";
 			achieved = st.achieved_hz;
+			signals = st.signals;
 		}
 #endif
 	}
@@ -229,9 +238,13 @@ main(int argc, char **argv)
 			if (pc >= lo[f] && pc < hi[f])
 				samples[f] += bins[i];
 	}
-	printf("mode=%s hz=%u clock=%s cpu_ns=%llu wall_ns=%llu samples=%llu achieved_hz=%.1f",
-	    mt ? "mt" : "st", hz, clock_name, (unsigned long long)cpu, (unsigned long long)wall,
-	    (unsigned long long)in_text, achieved);
+	/* glibc's profil() cannot say how many signals it took: one per sample. */
+	if (signals == 0)
+		signals = in_text;
+	printf("mode=%s hz=%u clock=%s cpu_ns=%llu wall_ns=%llu samples=%llu signals=%llu "
+	    "achieved_hz=%.1f", mt ? "mt" : "st", hz, clock_name, (unsigned long long)cpu,
+	    (unsigned long long)wall, (unsigned long long)in_text, (unsigned long long)signals,
+	    achieved);
 	for (f = 0; f < NFN; f++)
 		printf(" %s_ns=%llu %s_samples=%llu", names[f], (unsigned long long)truth_ns[f],
 		    names[f], (unsigned long long)samples[f]);
