@@ -284,6 +284,18 @@ profil_report_file(const struct profil_report *r, size_t i, const char **name)
 	return r->files[i].f;
 }
 
+struct profil_symbolizer *
+profil_report_symbolizer(struct profil_report *r)
+{
+	return r->sym;
+}
+
+double
+profil_report_file_hz(const struct profil_report *r, size_t i)
+{
+	return i < r->nfiles ? r->files[i].hz : 0;
+}
+
 static const char *
 entry_module_name(const struct profil_report_entry *e)
 {

@@ -48,6 +48,13 @@ size_t profil_report_nfiles(const struct profil_report *r);
 const struct profil_file *profil_report_file(const struct profil_report *r, size_t i,
     const char **name);
 
+/*
+ * The session's symbolizer and a file's rate (ticks per CPU second, as seconds are computed),
+ * for views and exporters that walk whole stacks (report/stack.h) with the same answers.
+ */
+struct profil_symbolizer *profil_report_symbolizer(struct profil_report *r);
+double profil_report_file_hz(const struct profil_report *r, size_t i);
+
 /* The entries, heaviest first (ties by name); valid until the session is freed. */
 const struct profil_report_entry *profil_report_entries(struct profil_report *r, size_t *n);
 

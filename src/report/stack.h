@@ -1,0 +1,64 @@
+/*
+ * stack.h - walks every sample of a report session as a symbolized stack: the one way exporters
+ * (src/export) and call-graph views turn recorded PCs into frames, with the session's symbolizer
+ * and the same attribution through each file's own mappings as the flat view.
+ *
+ * The leaf PC is looked up as recorded; a caller's PC is a return address, so the lookup uses
+ * pc - 1, which lands in the call instruction and gives the call's line (and the right function
+ * when the call is the last instruction of a noreturn path).  Not thread-safe (the session
+ * is not).
+ */
+#ifndef PROFIL_REPORT_STACK_H
+#define PROFIL_REPORT_STACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct profil_file;
+struct profil_file_mapping;
+struct profil_file_sample;
+struct profil_location;
+struct profil_module;
+struct profil_report;
+
+/* One machine frame; its inline chain is loc->frames[0 .. loc->nframes), innermost first. */
+struct profil_stack_frame {
+	const struct profil_file_mapping *map;	/* NULL: the PC was in no recorded mapping */
+	struct profil_module *module;		/* NULL when map is */
+	uint64_t pc;			/* as recorded: interrupted PC or return address */
+	uint64_t lookup;		/* pc for the leaf, pc - 1 for callers */
+	const struct profil_location *loc;	/* NULL when map is */
+};
+
+/* One sample of one file, with its frames leaf first. */
+struct profil_stack {
+	const struct profil_file *file;
+	const char *file_name;		/* as the session names it */
+	size_t file_index;
+	double hz;			/* the file's ticks per CPU second */
+	const struct profil_file_sample *sample;	/* count, tid, epoch, pcs */
+	size_t nframes;			/* sample->depth */
+	const struct profil_stack_frame *frames;
+};
+
+/*
+ * profil_report_stacks - calls fn(arg, stack) for every sample of every file of the session, in
+ * file order and then in the file's order.  The stack and everything it points to are valid
+ * during the call; locations stay valid until the session is freed.  A non-zero return from fn
+ * stops the walk and is returned.  Returns 0, -ENOMEM, or what fn returned.
+ */
+int profil_report_stacks(struct profil_report *r,
+    int (*fn)(void *arg, const struct profil_stack *stack), void *arg);
+
+/*
+ * The name of inline level i (0 innermost) of a frame, as the flat view shows names: the
+ * function, or module+0xoffset when nothing names it, or [unmapped].  buf (len bytes) holds the
+ * name when it has to be made.
+ */
+const char *profil_stack_frame_name(const struct profil_stack_frame *fr, size_t i, char *buf,
+    size_t len);
+
+/* Inline levels of a frame: loc->nframes, or 1 for a PC in no mapping. */
+size_t profil_stack_frame_levels(const struct profil_stack_frame *fr);
+
+#endif /* PROFIL_REPORT_STACK_H */
