@@ -19,6 +19,7 @@ extern const struct profil_cmd profil_cmds[];
 int profil_cmd_report(int argc, char **argv);
 int profil_cmd_record(int argc, char **argv);
 int profil_cmd_dump(int argc, char **argv);
+int profil_cmd_export(int argc, char **argv);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
@@ -34,5 +35,8 @@ struct profil_report;
  * first file that cannot be read, after one message naming it.  Returns 0, or 1 (exit status).
  */
 int profil_cmd_load(struct profil_report *r, int npaths, char **paths);
+
+/* Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF). */
+void profil_cmd_warn_modules(const struct profil_report *r);
 
 #endif /* PROFIL_CMD_H */

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "format/format.h"
 #include "report/report.h"
+#include "report/symbols.h"
 
 static int
 add_file(struct profil_report *r, const char *path)
@@ -116,4 +117,21 @@ profil_cmd_load(struct profil_report *r, int npaths, char **paths)
 	for (i = 0; i < npaths && rc == 0; i++)
 		rc = add_path(r, paths[i]);
 	return rc;
+}
+
+/* One warning per module whose addresses stay numbers; missing DWARF alone is not worth one. */
+static void
+warn_module(void *arg, const struct profil_module *mod)
+{
+	enum profil_module_status s = profil_module_status(mod);
+
+	(void)arg;
+	if (s == PROFIL_MODULE_MISSING || s == PROFIL_MODULE_CHANGED || s == PROFIL_MODULE_NOT_ELF)
+		profil_cmd_error(profil_module_status_str(s), profil_module_path(mod));
+}
+
+void
+profil_cmd_warn_modules(const struct profil_report *r)
+{
+	profil_report_modules(r, warn_module, NULL);
 }

@@ -26,17 +26,6 @@ usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
-/* One warning per module whose addresses stay numbers; missing DWARF alone is not worth one. */
-static void
-warn_module(void *arg, const struct profil_module *mod)
-{
-	enum profil_module_status s = profil_module_status(mod);
-
-	(void)arg;
-	if (s == PROFIL_MODULE_MISSING || s == PROFIL_MODULE_CHANGED || s == PROFIL_MODULE_NOT_ELF)
-		profil_cmd_error(profil_module_status_str(s), profil_module_path(mod));
-}
-
 int
 profil_cmd_report(int argc, char **argv)
 {
@@ -85,7 +74,7 @@ profil_cmd_report(int argc, char **argv)
 	}
 	rc = profil_cmd_load(r, argc - optind, argv + optind);
 	if (rc == 0) {
-		profil_report_modules(r, warn_module, NULL);
+		profil_cmd_warn_modules(r);
 		if (profil_report_flat_print(r, &opt, stdout) != 0) {
 			profil_cmd_error("cannot write the report", "stdout");
 			rc = 1;

@@ -1,0 +1,172 @@
+/*
+ * export.c - `profil export --format=FMT [-o OUT] [PATH...]`: recorded profiles in other tools'
+ * formats (gmon, pprof, folded, svg).  PATHs are read as `profil report` reads them.  See
+ * profil(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "export/export.h"
+#include "format/format.h"
+#include "report/report.h"
+#include "report/symbols.h"
+
+/* The file formats: the default output of each, "-" being standard output. */
+static const struct export_format {
+	const char *name;
+	const char *default_out;
+	const char *what;
+} formats[] = {
+	{ "gmon", ".", "gmon.out files for GNU gprof, one per object, in directory OUT" },
+	{ "pprof", "profil.pb.gz", "gzip-compressed profile.proto for go tool pprof" },
+	{ "folded", "-", "folded stacks for flamegraph.pl and speedscope" },
+	{ "svg", "profil.svg", "an interactive flame graph" },
+	{ NULL, NULL, NULL },
+};
+
+static int
+usage(FILE *f)
+{
+	const struct export_format *x;
+
+	fprintf(f, "usage: profil export --format=FMT [-o OUT] [PATH...]\n"
+	    "  PATH        a profile file or a directory of them (default "
+	    PROFIL_CMD_DEFAULT_DIR ")\n"
+	    "  -f, --format FMT  one of:\n");
+	for (x = formats; x->name != NULL; x++)
+		fprintf(f, "      %-8s %s (default -o %s)\n", x->name, x->what, x->default_out);
+	fprintf(f, "  -o, --output OUT  where to write; - is standard output\n");
+	return f == stdout ? 0 : 2;
+}
+
+static void
+gmon_done(void *arg, const char *path, const struct profil_module *mod, uint64_t ticks)
+{
+	(void)arg;
+	printf("%s\t%s\t%" PRIu64 "\n", path, profil_module_path(mod), ticks);
+}
+
+static void
+gmon_skipped(void *arg, const struct profil_module *mod, uint64_t ticks, const char *why)
+{
+	char what[256];
+
+	(void)arg;
+	snprintf(what, sizeof(what), "%s, %" PRIu64 " samples not exported", why, ticks);
+	profil_cmd_error(what, mod != NULL ? profil_module_path(mod) : "[unmapped]");
+}
+
+/* gmon: a directory of files; the others: one file. */
+static int
+run_export(struct profil_report *r, const struct export_format *x, const char *out)
+{
+	struct profil_output o;
+	int err;
+
+	if (strcmp(x->name, "gmon") == 0) {
+		if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+			profil_cmd_error(strerror(errno), out);
+			return 1;
+		}
+		err = profil_export_gmon(r, out, gmon_done, gmon_skipped, NULL);
+		if (err != 0) {
+			profil_cmd_error(strerror(-err), out);
+			return 1;
+		}
+		return 0;
+	}
+	err = profil_output_open(&o, out);
+	if (err != 0) {
+		profil_cmd_error(strerror(-err), out);
+		return 1;
+	}
+	if (strcmp(x->name, "folded") == 0)
+		err = profil_export_folded(r, o.f);
+	else if (strcmp(x->name, "svg") == 0)
+		err = profil_export_svg(r, "profil", o.f);
+	else
+		err = profil_export_pprof(r, o.f);
+	if (err != 0) {
+		profil_output_abort(&o);
+		profil_cmd_error(strerror(-err), out);
+		return 1;
+	}
+	err = profil_output_commit(&o);
+	if (err != 0) {
+		profil_cmd_error(strerror(-err), out);
+		return 1;
+	}
+	return 0;
+}
+
+int
+profil_cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct export_format *x = NULL;
+	const char *out = NULL;
+	struct profil_report *r;
+	int c, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			for (x = formats; x->name != NULL; x++)
+				if (strcmp(x->name, optarg) == 0)
+					break;
+			if (x->name == NULL) {
+				profil_cmd_error("unknown format", optarg);
+				return usage(stderr);
+			}
+			break;
+		case 'o':
+			if (optarg[0] == '\0') {
+				profil_cmd_error("empty output name", optarg);
+				return usage(stderr);
+			}
+			out = optarg;
+			break;
+		case 'h':
+			return usage(stdout);
+		case ':':
+			profil_cmd_error("option needs a value", argv[optind - 1]);
+			return usage(stderr);
+		default:
+			profil_cmd_error("unknown option", argv[optind - 1]);
+			return usage(stderr);
+		}
+	}
+	if (x == NULL) {
+		profil_cmd_error("--format is required", NULL);
+		return usage(stderr);
+	}
+	if (out == NULL)
+		out = x->default_out;
+	if (strcmp(x->name, "gmon") == 0 && strcmp(out, "-") == 0) {
+		profil_cmd_error("gmon writes one file per object into a directory, not", out);
+		return usage(stderr);
+	}
+	r = profil_report_new();
+	if (r == NULL) {
+		profil_cmd_error("out of memory", NULL);
+		return 1;
+	}
+	rc = profil_cmd_load(r, argc - optind, argv + optind);
+	if (rc == 0) {
+		profil_cmd_warn_modules(r);
+		rc = run_export(r, x, out);
+	}
+	profil_report_free(r);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/*
+ * export.h - writers of other tools' formats from a report session: gmon.out for GNU gprof,
+ * profile.proto for pprof, folded stacks for flamegraph.pl and speedscope, and a
+ * self-contained SVG flame graph.  Each reads the session through report/stack.h, so every
+ * format names and attributes frames the way `profil report` does.
+ *
+ * Writers return 0 or -errno; they never print.  Output files are written under a temporary
+ * name and renamed into place (struct profil_output), so a reader never sees half a file.
+ * Not thread-safe (the session is not).
+ */
+#ifndef PROFIL_EXPORT_H
+#define PROFIL_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct profil_module;
+struct profil_report;
+
+/*
+ * An output file: opened as path.XXXXXX in the same directory, renamed to path by
+ * profil_output_commit().  path "-" is standard output, written in place.
+ */
+struct profil_output {
+	FILE *f;
+	char *path;
+	char *tmp;			/* NULL for standard output */
+};
+
+/* Returns 0 or -errno of the creation. */
+int profil_output_open(struct profil_output *o, const char *path);
+/* Flushes, closes and renames; on any error removes the temporary.  Returns 0 or -errno. */
+int profil_output_commit(struct profil_output *o);
+/* Closes and removes the temporary (after a failed write). */
+void profil_output_abort(struct profil_output *o);
+
+/*
+ * profil_export_folded - one line per distinct stack, "root;...;leaf count", frames named as
+ * the flat view names them, inline frames expanded (outermost first), ';' in names written as
+ * ':'.  Lines are sorted; their counts sum to the session's ticks.
+ */
+int profil_export_folded(struct profil_report *r, FILE *out);
+
+/* profil_export_svg - the flame graph of the same stacks as one self-contained SVG with inline
+ * script and style: hover names a frame with its samples and share, a click zooms to it, a
+ * search box highlights matches.  title heads the graph. */
+int profil_export_svg(struct profil_report *r, const char *title, FILE *out);
+
+/*
+ * profil_export_pprof - a gzip-compressed profile.proto (pprof): sample types samples/count and
+ * cpu/nanoseconds, one Mapping per recorded mapping that holds samples (with its file's real
+ * addresses), one Location per distinct (mapping, address) with one Line per inline level, and
+ * Functions named as the flat view names them.  Caller addresses are written as return address
+ * minus one.
+ */
+int profil_export_pprof(struct profil_report *r, FILE *out);
+
+/*
+ * profil_export_gmon - one gmon.out file per object that holds samples, in directory dir: the
+ * histogram of leaf PCs over the object's own ELF virtual addresses (what `gprof OBJECT FILE`
+ * expects), 2 bytes per bin, prof_rate the achieved rate, and no call arcs (a sampled stack is
+ * no call count).  For each file written, done(arg, path, module, ticks) is called; for each
+ * object that cannot be converted (binary missing or changed, not ELF, PCs in no mapping),
+ * skipped(arg, module or NULL, ticks, why).  Returns 0 or -errno.
+ */
+int profil_export_gmon(struct profil_report *r, const char *dir,
+    void (*done)(void *arg, const char *path, const struct profil_module *mod, uint64_t ticks),
+    void (*skipped)(void *arg, const struct profil_module *mod, uint64_t ticks, const char *why),
+    void *arg);
+
+#endif /* PROFIL_EXPORT_H */

@@ -1,0 +1,322 @@
+/*
+ * gmon.c - the session as gmon.out files for GNU gprof (gmon/sys/gmon_out.h layout, version 1),
+ * one per object.  binutils gprof/hist.c sums records with identical ranges, rejects partial
+ * overlaps, and counts every non-zero bin in its total even when no symbol of the analysed
+ * binary covers it, which would dilute every percentage; so each file holds one object's
+ * samples over that object's own ELF virtual addresses, which is what `gprof OBJECT FILE`
+ * looks symbols up in (glibc's -pg runtime does the same for a PIE since BZ #22284).
+ *
+ * No call-graph arcs are written: gprof prints an arc's count as the number of calls, and a
+ * sampled stack says how often a call was on the stack, not how often it was made.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export/export.h"
+#include "format/format.h"
+#include "report/report.h"
+#include "report/stack.h"
+#include "report/symbols.h"
+
+#define GMON_VERSION		1
+#define GMON_TAG_TIME_HIST	0
+#define GMON_BIN_MAX		65535	/* HISTCOUNTER is an unsigned short */
+#define GMON_ALIGN		16	/* the histogram's ends, so function starts are bin starts */
+
+struct gmon_hit {
+	uint64_t offset;		/* file offset in the object */
+	uint64_t count;
+};
+
+struct gmon_object {
+	struct profil_module *module;	/* NULL: PCs in no mapping */
+	struct gmon_hit *hits;
+	size_t nhits, cap;
+	uint64_t ticks;
+	double seconds;			/* ticks / each file's achieved rate */
+};
+
+struct gmon_export {
+	struct gmon_object *objs;
+	size_t nobjs;
+};
+
+static struct gmon_object *
+object_get(struct gmon_export *g, struct profil_module *mod)
+{
+	struct gmon_object *o;
+	size_t i;
+
+	for (i = 0; i < g->nobjs; i++)
+		if (g->objs[i].module == mod)
+			return &g->objs[i];
+	o = realloc(g->objs, (g->nobjs + 1) * sizeof(*o));
+	if (o == NULL)
+		return NULL;
+	g->objs = o;
+	o = &g->objs[g->nobjs++];
+	memset(o, 0, sizeof(*o));
+	o->module = mod;
+	return o;
+}
+
+/* The flat view's attribution: the leaf PC only. */
+static int
+add_leaf(void *arg, const struct profil_stack *st)
+{
+	const struct profil_stack_frame *fr = &st->frames[0];
+	struct gmon_object *o = object_get(arg, fr->module);
+	uint64_t count = st->sample->count;
+
+	if (o == NULL)
+		return -ENOMEM;
+	o->ticks += count;
+	o->seconds += (double)count / st->hz;
+	if (fr->module == NULL)
+		return 0;
+	if (o->nhits == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 256;
+		struct gmon_hit *h = realloc(o->hits, cap * sizeof(*h));
+
+		if (h == NULL)
+			return -ENOMEM;
+		o->hits = h;
+		o->cap = cap;
+	}
+	o->hits[o->nhits].offset = fr->lookup - fr->map->start + fr->map->offset;
+	o->hits[o->nhits].count = count;
+	o->nhits++;
+	return 0;
+}
+
+/* The PT_LOAD program headers of a 64-bit little-endian ELF file: what turns a file offset
+ * into the virtual address gprof's symbol table uses. */
+struct gmon_segments {
+	Elf64_Phdr *ph;
+	size_t n;
+};
+
+static const char *
+segments_read(const char *path, struct gmon_segments *s)
+{
+	Elf64_Ehdr eh;
+	size_t i, n = 0;
+	Elf64_Phdr *ph;
+	int fd;
+
+	s->ph = NULL;
+	s->n = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "cannot open binary";
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh.e_phnum == 0 || eh.e_phnum == PN_XNUM) {
+		close(fd);
+		return "not a 64-bit little-endian ELF file";
+	}
+	ph = calloc(eh.e_phnum, sizeof(*ph));
+	if (ph == NULL ||
+	    pread(fd, ph, eh.e_phnum * sizeof(*ph), (off_t)eh.e_phoff) !=
+	    (ssize_t)(eh.e_phnum * sizeof(*ph))) {
+		free(ph);
+		close(fd);
+		return ph == NULL ? "out of memory" : "cannot read program headers";
+	}
+	close(fd);
+	for (i = 0; i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD)
+			ph[n++] = ph[i];
+	s->ph = ph;
+	s->n = n;
+	return NULL;
+}
+
+static int
+segments_vaddr(const struct gmon_segments *s, uint64_t offset, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (offset >= s->ph[i].p_offset && offset - s->ph[i].p_offset < s->ph[i].p_filesz) {
+			*vaddr = offset - s->ph[i].p_offset + s->ph[i].p_vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Native byte order (gprof reads with the analysed binary's, and we read x86_64 files). */
+static void
+put(FILE *f, const void *p, size_t n)
+{
+	fwrite(p, 1, n, f);
+}
+
+static void
+put_u64(FILE *f, uint64_t v)
+{
+	put(f, &v, sizeof(v));
+}
+
+static void
+put_u32(FILE *f, uint32_t v)
+{
+	put(f, &v, sizeof(v));
+}
+
+/*
+ * Writes the file: the gmon header, then as many histogram records over [low, high) as the
+ * fullest bin needs (gprof adds records with identical ranges, and one bin holds 65535).
+ */
+static void
+gmon_write(FILE *f, uint64_t low, uint64_t high, const uint64_t *bins, uint32_t nbins,
+    uint32_t rate)
+{
+	static const char dimen[15] = "seconds";
+	uint64_t max = 0, rec, nrec, left;
+	uint32_t i;
+	uint16_t b;
+
+	for (i = 0; i < nbins; i++)
+		if (bins[i] > max)
+			max = bins[i];
+	put(f, "gmon", 4);
+	put_u32(f, GMON_VERSION);
+	put(f, "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
+	nrec = (max + GMON_BIN_MAX - 1) / GMON_BIN_MAX;
+	for (rec = 0; rec < nrec; rec++) {
+		fputc(GMON_TAG_TIME_HIST, f);
+		put_u64(f, low);
+		put_u64(f, high);
+		put_u32(f, nbins);
+		put_u32(f, rate);
+		put(f, dimen, sizeof(dimen));
+		fputc('s', f);
+		for (i = 0; i < nbins; i++) {
+			left = bins[i] > rec * GMON_BIN_MAX ? bins[i] - rec * GMON_BIN_MAX : 0;
+			b = (uint16_t)(left > GMON_BIN_MAX ? GMON_BIN_MAX : left);
+			put(f, &b, sizeof(b));
+		}
+	}
+}
+
+/* gmon.NAME.out in dir, or gmon.NAME.N.out when an earlier object of this export had the
+ * same base name. */
+static int
+file_name(char *path, size_t len, const char *dir, const char *name, size_t nth)
+{
+	int n;
+
+	if (nth == 0)
+		n = snprintf(path, len, "%s/gmon.%s.out", dir, name);
+	else
+		n = snprintf(path, len, "%s/gmon.%s.%zu.out", dir, name, nth);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int
+export_object(struct gmon_export *g, size_t k, const char *dir,
+    void (*done)(void *, const char *, const struct profil_module *, uint64_t),
+    void (*skipped)(void *, const struct profil_module *, uint64_t, const char *), void *arg)
+{
+	struct gmon_object *o = &g->objs[k];
+	enum profil_module_status st = profil_module_status(o->module);
+	struct gmon_segments seg;
+	struct profil_output out;
+	uint64_t low = UINT64_MAX, high = 0, va, lost = 0, *bins;
+	char path[PATH_MAX];
+	const char *why;
+	size_t i, nth = 0;
+	uint32_t nbins;
+	double rate;
+	int err;
+
+	if (st == PROFIL_MODULE_MISSING || st == PROFIL_MODULE_CHANGED ||
+	    st == PROFIL_MODULE_NOT_ELF || st == PROFIL_MODULE_PSEUDO) {
+		skipped(arg, o->module, o->ticks, profil_module_status_str(st));
+		return 0;
+	}
+	why = segments_read(profil_module_path(o->module), &seg);
+	if (why != NULL) {
+		skipped(arg, o->module, o->ticks, why);
+		return 0;
+	}
+	for (i = 0; i < o->nhits; i++) {
+		if (segments_vaddr(&seg, o->hits[i].offset, &va) != 0) {
+			lost += o->hits[i].count;
+			o->hits[i].count = 0;
+			continue;
+		}
+		o->hits[i].offset = va;
+		if (va < low)
+			low = va;
+		if (va > high)
+			high = va;
+	}
+	free(seg.ph);
+	if (lost > 0)
+		skipped(arg, o->module, lost, "PCs outside the loadable segments");
+	if (low > high)
+		return 0;
+	low &= ~(uint64_t)(GMON_ALIGN - 1);
+	high = (high | (GMON_ALIGN - 1)) + 1;
+	if ((high - low) / 2 > UINT32_MAX) {
+		skipped(arg, o->module, o->ticks - lost, "sampled range too large for gmon");
+		return 0;
+	}
+	nbins = (uint32_t)((high - low) / 2);
+	bins = calloc(nbins, sizeof(*bins));
+	if (bins == NULL)
+		return -ENOMEM;
+	for (i = 0; i < o->nhits; i++)
+		bins[(o->hits[i].offset - low) / 2] += o->hits[i].count;
+	/* One rate per file: the one that turns this object's ticks into the seconds they stand
+	 * for (files recorded at different rates weigh in by their ticks). */
+	rate = o->seconds > 0 ? (double)o->ticks / o->seconds : 100;
+	for (i = 0; i < k; i++)
+		if (g->objs[i].module != NULL &&
+		    strcmp(profil_module_name(g->objs[i].module), profil_module_name(o->module)) == 0)
+			nth++;
+	err = file_name(path, sizeof(path), dir, profil_module_name(o->module), nth);
+	if (err == 0)
+		err = profil_output_open(&out, path);
+	if (err == 0) {
+		gmon_write(out.f, low, high, bins, nbins, rate < 1 ? 1 : (uint32_t)(rate + 0.5));
+		err = profil_output_commit(&out);
+	}
+	free(bins);
+	if (err == 0)
+		done(arg, path, o->module, o->ticks - lost);
+	return err;
+}
+
+int
+profil_export_gmon(struct profil_report *r, const char *dir,
+    void (*done)(void *arg, const char *path, const struct profil_module *mod, uint64_t ticks),
+    void (*skipped)(void *arg, const struct profil_module *mod, uint64_t ticks, const char *why),
+    void *arg)
+{
+	struct gmon_export g = { NULL, 0 };
+	size_t i;
+	int err;
+
+	err = profil_report_stacks(r, add_leaf, &g);
+	for (i = 0; i < g.nobjs && err == 0; i++) {
+		if (g.objs[i].module == NULL)
+			skipped(arg, NULL, g.objs[i].ticks, "PCs in no recorded mapping");
+		else
+			err = export_object(&g, i, dir, done, skipped, arg);
+	}
+	for (i = 0; i < g.nobjs; i++)
+		free(g.objs[i].hits);
+	free(g.objs);
+	return err;
+}

@@ -1,0 +1,466 @@
+/*
+ * pprof.c - the session as a pprof profile: perftools.profiles.Profile (google/pprof
+ * proto/profile.proto), serialized by hand field by field and gzip-compressed, as pprof expects
+ * on disk.  Field numbers are those of profile.proto; every id is non-zero and unique, string 0
+ * is "", and every value vector has the length of sample_type (pprof's CheckValid rules).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "export/export.h"
+#include "format/format.h"
+#include "report/report.h"
+#include "report/stack.h"
+#include "report/symbols.h"
+
+/* profile.proto field numbers. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+	LABEL_KEY = 1, LABEL_NUM = 3,
+	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
+	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10,
+	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+};
+
+/* A growable byte buffer; an allocation failure is sticky and reported at the end. */
+struct pb {
+	uint8_t *p;
+	size_t len, cap;
+	int error;
+};
+
+static void
+pb_bytes(struct pb *b, const void *data, size_t len)
+{
+	if (b->error)
+		return;
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *p;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (p == NULL) {
+			b->error = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+static void
+pb_varint(struct pb *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v != 0);
+	pb_bytes(b, tmp, n);
+}
+
+/* A varint field; proto3 omits zero scalars, and so do we. */
+static void
+pb_uint(struct pb *b, unsigned field, uint64_t v)
+{
+	if (v == 0)
+		return;
+	pb_varint(b, (uint64_t)field << 3);
+	pb_varint(b, v);
+}
+
+static void
+pb_len(struct pb *b, unsigned field, const void *data, size_t len)
+{
+	pb_varint(b, (uint64_t)field << 3 | 2);
+	pb_varint(b, len);
+	pb_bytes(b, data, len);
+}
+
+/* Appends sub as a length-delimited field of b and empties sub. */
+static void
+pb_msg(struct pb *b, unsigned field, struct pb *sub)
+{
+	if (sub->error)
+		b->error = sub->error;
+	pb_len(b, field, sub->p, sub->len);
+	sub->len = 0;
+}
+
+/* An open-addressing table from a pair of u64 keys to a value; value 0 means absent. */
+struct idtab {
+	struct idslot {
+		uint64_t a, b, v;
+	} *s;
+	size_t n, cap;
+};
+
+static size_t
+id_hash(uint64_t a, uint64_t b, size_t cap)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
+
+	h ^= h >> 29;
+	return (size_t)h & (cap - 1);
+}
+
+static struct idslot *
+id_find(struct idtab *t, uint64_t a, uint64_t b)
+{
+	size_t j;
+
+	if (2 * (t->n + 1) > t->cap) {
+		size_t i, cap = t->cap ? 2 * t->cap : 1024;
+		struct idslot *s = calloc(cap, sizeof(*s));
+
+		if (s == NULL)
+			return NULL;
+		for (i = 0; i < t->cap; i++) {
+			if (t->s[i].v == 0)
+				continue;
+			for (j = id_hash(t->s[i].a, t->s[i].b, cap); s[j].v != 0; j = (j + 1) & (cap - 1))
+				;
+			s[j] = t->s[i];
+		}
+		free(t->s);
+		t->s = s;
+		t->cap = cap;
+	}
+	for (j = id_hash(a, b, t->cap); t->s[j].v != 0; j = (j + 1) & (t->cap - 1))
+		if (t->s[j].a == a && t->s[j].b == b)
+			return &t->s[j];
+	t->s[j].a = a;
+	t->s[j].b = b;
+	return &t->s[j];
+}
+
+struct pprof {
+	struct pb samples, mappings, locations, functions, strings, tmp, tmp2;
+	struct idtab string_ids, mapping_ids, location_ids, function_ids;
+	char **strs;			/* string i, to compare on hash hits */
+	size_t nstrs;
+	uint64_t nmappings, nlocations, nfunctions;
+	uint64_t *ids;			/* the sample's location ids */
+	int error;
+};
+
+static uint64_t
+str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s != '\0')
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* The string table index of s, added on first use.  Equal hashes are told apart by a
+ * probe count in the second key. */
+static uint64_t
+str_id(struct pprof *pp, const char *s)
+{
+	uint64_t h = str_hash(s), k;
+	struct idslot *e;
+	char **strs;
+
+	if (s[0] == '\0')
+		return 0;
+	for (k = 0;; k++) {
+		e = id_find(&pp->string_ids, h, k);
+		if (e == NULL)
+			goto oom;
+		if (e->v == 0)
+			break;
+		if (strcmp(pp->strs[e->v], s) == 0)
+			return e->v;
+	}
+	strs = realloc(pp->strs, (pp->nstrs + 1) * sizeof(*strs));
+	if (strs == NULL)
+		goto oom;
+	pp->strs = strs;
+	strs[pp->nstrs] = strdup(s);
+	if (strs[pp->nstrs] == NULL)
+		goto oom;
+	pb_len(&pp->strings, PROFILE_STRING_TABLE, s, strlen(s));
+	e->v = pp->nstrs++;
+	pp->string_ids.n++;
+	return e->v;
+oom:
+	pp->error = -ENOMEM;
+	return 0;
+}
+
+static uint64_t
+mapping_id(struct pprof *pp, const struct profil_stack *st, const struct profil_stack_frame *fr)
+{
+	const struct profil_file_mapping *m = fr->map;
+	struct idslot *e = id_find(&pp->mapping_ids, st->file_index,
+	    (uint64_t)(m - st->file->maps));
+	char hex[2 * PROFIL_FORMAT_MAX_BUILD_ID + 1];
+	uint32_t i;
+
+	if (e == NULL) {
+		pp->error = -ENOMEM;
+		return 0;
+	}
+	if (e->v != 0)
+		return e->v;
+	e->v = ++pp->nmappings;
+	pp->mapping_ids.n++;
+	for (i = 0; i < m->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+	hex[2 * i] = '\0';
+	pb_uint(&pp->tmp, MAPPING_ID, e->v);
+	pb_uint(&pp->tmp, MAPPING_START, m->start);
+	pb_uint(&pp->tmp, MAPPING_LIMIT, m->end);
+	pb_uint(&pp->tmp, MAPPING_OFFSET, m->offset);
+	pb_uint(&pp->tmp, MAPPING_FILENAME, str_id(pp, m->path));
+	pb_uint(&pp->tmp, MAPPING_BUILD_ID, str_id(pp, hex));
+	/* profil has symbolized every location already: pprof must not redo it differently. */
+	pb_uint(&pp->tmp, MAPPING_HAS_FUNCTIONS, 1);
+	pb_uint(&pp->tmp, MAPPING_HAS_FILENAMES, 1);
+	pb_uint(&pp->tmp, MAPPING_HAS_LINE_NUMBERS, 1);
+	pb_uint(&pp->tmp, MAPPING_HAS_INLINE_FRAMES, 1);
+	pb_msg(&pp->mappings, PROFILE_MAPPING, &pp->tmp);
+	return e->v;
+}
+
+static uint64_t
+function_id(struct pprof *pp, const char *name, const char *file)
+{
+	uint64_t n = str_id(pp, name), f = str_id(pp, file != NULL ? file : "");
+	struct idslot *e = id_find(&pp->function_ids, n, f);
+
+	if (e == NULL) {
+		pp->error = -ENOMEM;
+		return 0;
+	}
+	if (e->v != 0)
+		return e->v;
+	e->v = ++pp->nfunctions;
+	pp->function_ids.n++;
+	pb_uint(&pp->tmp2, FUNCTION_ID, e->v);
+	pb_uint(&pp->tmp2, FUNCTION_NAME, n);
+	pb_uint(&pp->tmp2, FUNCTION_SYSTEM_NAME, n);
+	pb_uint(&pp->tmp2, FUNCTION_FILENAME, f);
+	pb_msg(&pp->functions, PROFILE_FUNCTION, &pp->tmp2);
+	return e->v;
+}
+
+/* The location of a frame: its mapping and address, with a Line per inline level. */
+static uint64_t
+location_id(struct pprof *pp, const struct profil_stack *st, const struct profil_stack_frame *fr)
+{
+	uint64_t mid = fr->map != NULL ? mapping_id(pp, st, fr) : 0;
+	const struct profil_frame *f;
+	struct idslot *e;
+	struct pb line = { NULL, 0, 0, 0 };
+	char buf[256];
+	size_t i, n = profil_stack_frame_levels(fr);
+
+	/* Unmapped PCs of different processes are different places; key them by file too. */
+	e = id_find(&pp->location_ids, mid != 0 ? mid : (uint64_t)st->file_index << 32 | 1u << 31,
+	    fr->lookup);
+	if (e == NULL) {
+		pp->error = -ENOMEM;
+		return 0;
+	}
+	if (e->v != 0)
+		return e->v;
+	e->v = ++pp->nlocations;
+	pp->location_ids.n++;
+	pb_uint(&pp->tmp, LOCATION_ID, e->v);
+	pb_uint(&pp->tmp, LOCATION_MAPPING_ID, mid);
+	pb_uint(&pp->tmp, LOCATION_ADDRESS, fr->lookup);
+	/* profile.proto: the last Line is the caller the preceding ones were inlined into. */
+	for (i = 0; i < n; i++) {
+		f = fr->loc != NULL ? &fr->loc->frames[i] : NULL;
+		pb_uint(&line, LINE_FUNCTION_ID, function_id(pp,
+		    profil_stack_frame_name(fr, i, buf, sizeof(buf)), f != NULL ? f->file : NULL));
+		pb_uint(&line, LINE_LINE, f != NULL && f->line > 0 ? (uint64_t)f->line : 0);
+		pb_msg(&pp->tmp, LOCATION_LINE, &line);
+	}
+	free(line.p);
+	if (line.error)
+		pp->error = line.error;
+	pb_msg(&pp->locations, PROFILE_LOCATION, &pp->tmp);
+	return e->v;
+}
+
+static void
+label_num(struct pprof *pp, struct pb *sample, const char *key, uint64_t v)
+{
+	struct pb label = { NULL, 0, 0, 0 };
+
+	pb_uint(&label, LABEL_KEY, str_id(pp, key));
+	/* A zero num is still a value: write it explicitly. */
+	pb_varint(&label, LABEL_NUM << 3);
+	pb_varint(&label, v);
+	pb_msg(sample, SAMPLE_LABEL, &label);
+	free(label.p);
+}
+
+static int
+add_sample(void *arg, const struct profil_stack *st)
+{
+	struct pprof *pp = arg;
+	struct pb packed = { NULL, 0, 0, 0 }, sample = { NULL, 0, 0, 0 };
+	uint64_t count = st->sample->count;
+	size_t d;
+
+	/* Locations first: they add to tmp, which a sample must not share. */
+	for (d = 0; d < st->nframes; d++)
+		pp->ids[d] = location_id(pp, st, &st->frames[d]);
+	for (d = 0; d < st->nframes; d++)
+		pb_varint(&packed, pp->ids[d]);
+	pb_msg(&sample, SAMPLE_LOCATION_ID, &packed);
+	pb_varint(&packed, count);
+	pb_varint(&packed, (uint64_t)((double)count * 1e9 / st->hz + 0.5));
+	pb_msg(&sample, SAMPLE_VALUE, &packed);
+	label_num(pp, &sample, "pid", st->file->hdr.pid);
+	label_num(pp, &sample, "tid", st->sample->tid);
+	pb_msg(&pp->samples, PROFILE_SAMPLE, &sample);
+	free(packed.p);
+	free(sample.p);
+	if (packed.error || sample.error)
+		pp->error = -ENOMEM;
+	return pp->error;
+}
+
+static void
+value_type(struct pprof *pp, struct pb *b, unsigned field, const char *type, const char *unit)
+{
+	pb_uint(&pp->tmp, VALUE_TYPE_TYPE, str_id(pp, type));
+	pb_uint(&pp->tmp, VALUE_TYPE_UNIT, str_id(pp, unit));
+	pb_msg(b, field, &pp->tmp);
+}
+
+/* The profile-wide fields: types, period, times.  The period is the average one; each
+ * sample's cpu value uses its own file's rate. */
+static void
+header(struct pprof *pp, struct profil_report *r, struct pb *b)
+{
+	const struct profil_file *f;
+	uint64_t start = UINT64_MAX, end = 0;
+	double seconds = profil_report_seconds(r);
+	uint64_t total = profil_report_total(r);
+	size_t i;
+
+	value_type(pp, b, PROFILE_SAMPLE_TYPE, "samples", "count");
+	value_type(pp, b, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+	value_type(pp, b, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+	if (total > 0)
+		pb_uint(b, PROFILE_PERIOD, (uint64_t)(seconds * 1e9 / (double)total + 0.5));
+	for (i = 0; i < profil_report_nfiles(r); i++) {
+		f = profil_report_file(r, i, NULL);
+		if (f->hdr.start_ns < start)
+			start = f->hdr.start_ns;
+		if (f->hdr.end_ns > end)
+			end = f->hdr.end_ns;
+	}
+	if (start != UINT64_MAX) {
+		pb_uint(b, PROFILE_TIME_NANOS, start);
+		if (end > start)
+			pb_uint(b, PROFILE_DURATION_NANOS, end - start);
+	}
+}
+
+/* gzip (windowBits 15 + 16) of the whole message to out. */
+static int
+gzip_write(const struct pb *b, FILE *out)
+{
+	uint8_t buf[65536];
+	z_stream z;
+	int zr;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	    Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = b->p;
+	z.avail_in = (uInt)b->len;
+	do {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR ||
+		    fwrite(buf, 1, sizeof(buf) - z.avail_out, out) != sizeof(buf) - z.avail_out) {
+			deflateEnd(&z);
+			return -EIO;
+		}
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return 0;
+}
+
+int
+profil_export_pprof(struct profil_report *r, FILE *out)
+{
+	struct pprof pp;
+	struct pb all = { NULL, 0, 0, 0 };
+	size_t i;
+	int err;
+
+	memset(&pp, 0, sizeof(pp));
+	pp.ids = calloc(PROFIL_FORMAT_MAX_DEPTH, sizeof(*pp.ids));
+	pp.strs = calloc(1, sizeof(*pp.strs));
+	if (pp.ids == NULL || pp.strs == NULL) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* profile.proto: string_table[0] must be "". */
+	pp.strs[0] = NULL;
+	pp.nstrs = 1;
+	pb_len(&pp.strings, PROFILE_STRING_TABLE, "", 0);
+	header(&pp, r, &all);
+	err = profil_report_stacks(r, add_sample, &pp);
+	if (err == 0)
+		err = pp.error;
+	/* Fields may come in any order; repeated ones keep theirs. */
+	pb_bytes(&all, pp.samples.p, pp.samples.len);
+	pb_bytes(&all, pp.mappings.p, pp.mappings.len);
+	pb_bytes(&all, pp.locations.p, pp.locations.len);
+	pb_bytes(&all, pp.functions.p, pp.functions.len);
+	pb_bytes(&all, pp.strings.p, pp.strings.len);
+	if (err == 0)
+		err = all.error ? all.error : pp.samples.error ? pp.samples.error :
+		    pp.mappings.error ? pp.mappings.error : pp.locations.error ?
+		    pp.locations.error : pp.functions.error ? pp.functions.error :
+		    pp.strings.error;
+	if (err == 0)
+		err = gzip_write(&all, out);
+out:
+	free(all.p);
+	free(pp.samples.p);
+	free(pp.mappings.p);
+	free(pp.locations.p);
+	free(pp.functions.p);
+	free(pp.strings.p);
+	free(pp.tmp.p);
+	free(pp.tmp2.p);
+	free(pp.string_ids.s);
+	free(pp.mapping_ids.s);
+	free(pp.location_ids.s);
+	free(pp.function_ids.s);
+	for (i = 0; i < pp.nstrs; i++)
+		free(pp.strs[i]);
+	free(pp.strs);
+	free(pp.ids);
+	return err;
+}

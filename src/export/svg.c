@@ -1,0 +1,269 @@
+/*
+ * svg.c - a flame graph as one self-contained SVG: the frames are laid out here, so the file
+ * shows the graph even where scripts do not run, and a small inline script adds the
+ * interaction (details on hover, zoom on click, search).  Frames stand on their callers, the
+ * root ("all") at the bottom; widths are ticks, siblings in name order, as flamegraph.pl
+ * draws them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/export.h"
+#include "export/tree.h"
+#include "report/report.h"
+
+#define SVG_WIDTH	1200
+#define SVG_PAD		10	/* left and right margins */
+#define SVG_FRAME	16	/* frame height */
+#define SVG_TOP		70	/* title, help line and search box */
+#define SVG_BOTTOM	30	/* the details line */
+#define SVG_CHAR	7.0	/* average glyph width of the 12px font, to shorten labels */
+
+/* XML text: markup characters escaped, control bytes and non-ASCII bytes (which may not be
+ * valid UTF-8 and would make the whole file unreadable) written as '?'. */
+static void
+xml_puts(FILE *out, const char *s, size_t max)
+{
+	size_t n;
+
+	for (n = 0; *s != '\0' && n < max; s++, n++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '&')
+			fputs("&amp;", out);
+		else if (c == '<')
+			fputs("&lt;", out);
+		else if (c == '>')
+			fputs("&gt;", out);
+		else if (c == '"')
+			fputs("&quot;", out);
+		else if (c < 0x20 || c >= 0x7f)
+			fputc('?', out);
+		else
+			fputc(c, out);
+	}
+}
+
+/* Warm colours from the name, so a function keeps its colour between graphs; names with no
+ * symbol (module+0x..., [unmapped]) are grey, as there is nothing to tell them apart. */
+static void
+colour(const char *name, char *buf, size_t len)
+{
+	uint32_t h = 2166136261u;
+	const char *s;
+
+	if (strstr(name, "+0x") != NULL || strcmp(name, "[unmapped]") == 0) {
+		snprintf(buf, len, "rgb(190,190,190)");
+		return;
+	}
+	for (s = name; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 36, 70 + (h >> 8) % 150, 40 + (h >> 16) % 50);
+}
+
+static void
+print_head(FILE *out, const char *title, unsigned height, uint64_t total, double seconds)
+{
+	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+	    "<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
+	    "xmlns=\"http://www.w3.org/2000/svg\" onload=\"init(evt)\">\n",
+	    SVG_WIDTH, height, SVG_WIDTH, height);
+	fputs("<style type=\"text/css\">\n"
+	    "text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
+	    "#title { font-size: 17px; text-anchor: middle; }\n"
+	    ".f { cursor: pointer; }\n"
+	    ".f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
+	    ".f text { pointer-events: none; }\n"
+	    ".hidden { display: none; }\n"
+	    ".parent rect { opacity: 0.5; }\n"
+	    "#reset { cursor: pointer; fill: rgb(0,0,160); }\n"
+	    "input { font: 12px Verdana, sans-serif; width: 100%; box-sizing: border-box; }\n"
+	    "</style>\n", out);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"rgb(250,250,242)\"/>\n",
+	    SVG_WIDTH, height);
+	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"24\">", SVG_WIDTH / 2);
+	xml_puts(out, title, 200);
+	fprintf(out, "</text>\n<text x=\"%d\" y=\"46\">%" PRIu64 " samples, %.3f s of CPU. "
+	    "Hover for details, click to zoom.</text>\n", SVG_PAD, total, seconds);
+	fprintf(out, "<text id=\"reset\" class=\"hidden\" x=\"%d\" y=\"46\">Reset zoom</text>\n",
+	    SVG_PAD + 520);
+	fprintf(out, "<foreignObject x=\"%d\" y=\"30\" width=\"260\" height=\"24\">"
+	    "<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"search\" type=\"search\" "
+	    "placeholder=\"Search (regular expression)\"/></foreignObject>\n",
+	    SVG_WIDTH - SVG_PAD - 260);
+	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"></text>\n",
+	    SVG_WIDTH - SVG_PAD, height - 10);
+	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", SVG_PAD, height - 10);
+}
+
+/*
+ * The script: frames carry their place in ticks (data-x, data-w) and depth, so zooming is
+ * arithmetic on those.  Zoomed to a frame, its callers span the width dimmed, frames beside
+ * it are hidden, and everything above it scales by total/width.
+ */
+static const char svg_script[] =
+    "<script type=\"text/ecmascript\"><![CDATA[\n"
+    "var frames, total, W = %d, PAD = %d, CH = %.1f, details, reset, matched, zoomed = null;\n"
+    "function init(evt) {\n"
+    "  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+    "  total = +frames[0].getAttribute('data-w');\n"
+    "  details = document.getElementById('details');\n"
+    "  reset = document.getElementById('reset');\n"
+    "  matched = document.getElementById('matched');\n"
+    "  frames.forEach(function (g) {\n"
+    "    g.addEventListener('mouseover', function () { details.textContent = info(g); });\n"
+    "    g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+    "    g.addEventListener('click', function () { zoom(g); });\n"
+    "  });\n"
+    "  reset.addEventListener('click', function () { zoom(frames[0]); });\n"
+    "  var s = document.getElementById('search');\n"
+    "  s.addEventListener('input', function () { search(s.value); });\n"
+    "  zoom(frames[0]);\n"
+    "}\n"
+    "function name(g) { return g.getAttribute('data-name'); }\n"
+    "function info(g) {\n"
+    "  var w = +g.getAttribute('data-w');\n"
+    "  return name(g) + ' (' + w + ' samples, ' + (100 * w / total).toFixed(2) + '%%)';\n"
+    "}\n"
+    "function label(g, width) {\n"
+    "  var n = name(g), fit = Math.floor((width - 6) / CH);\n"
+    "  if (fit < 3) return '';\n"
+    "  return n.length <= fit ? n : n.substring(0, fit - 2) + '..';\n"
+    "}\n"
+    "function zoom(z) {\n"
+    "  var zx = +z.getAttribute('data-x'), zw = +z.getAttribute('data-w');\n"
+    "  var zd = +z.getAttribute('data-d'), scale = (W - 2 * PAD) / zw;\n"
+    "  zoomed = z;\n"
+    "  reset.setAttribute('class', z === frames[0] ? 'hidden' : '');\n"
+    "  frames.forEach(function (g) {\n"
+    "    var x = +g.getAttribute('data-x'), w = +g.getAttribute('data-w');\n"
+    "    var d = +g.getAttribute('data-d'), r = g.firstElementChild.nextElementSibling;\n"
+    "    var t = r.nextElementSibling, cls = 'f';\n"
+    "    if (x + w <= zx || x >= zx + zw || (d < zd && !(x <= zx && x + w >= zx + zw))) {\n"
+    "      g.setAttribute('class', 'f hidden');\n"
+    "      return;\n"
+    "    }\n"
+    "    var a = Math.max(x, zx), b = Math.min(x + w, zx + zw);\n"
+    "    var px = PAD + (a - zx) * scale, pw = (b - a) * scale;\n"
+    "    if (d < zd) cls = 'f parent';\n"
+    "    g.setAttribute('class', cls);\n"
+    "    r.setAttribute('x', px.toFixed(2));\n"
+    "    r.setAttribute('width', pw.toFixed(2));\n"
+    "    t.setAttribute('x', (px + 3).toFixed(2));\n"
+    "    t.textContent = label(g, pw);\n"
+    "  });\n"
+    "}\n"
+    "function search(term) {\n"
+    "  var re = null, sum = 0, end = -1;\n"
+    "  if (term !== '') {\n"
+    "    try { re = new RegExp(term, 'i'); } catch (e) { re = null; }\n"
+    "  }\n"
+    "  frames.forEach(function (g) {\n"
+    "    var r = g.firstElementChild.nextElementSibling;\n"
+    "    if (re !== null && re.test(name(g))) {\n"
+    "      r.setAttribute('fill', 'rgb(230,0,230)');\n"
+    "      var x = +g.getAttribute('data-x');\n"
+    "      if (x >= end) { sum += +g.getAttribute('data-w'); end = x + +g.getAttribute('data-w'); }\n"
+    "    } else {\n"
+    "      r.setAttribute('fill', r.getAttribute('data-fill'));\n"
+    "    }\n"
+    "  });\n"
+    "  matched.textContent = re === null ? '' :\n"
+    "    'Matched: ' + (100 * sum / total).toFixed(2) + '%%';\n"
+    "}\n"
+    "]]></script>\n";
+
+/* Frames in pre-order (callers before callees, siblings in name order), at x = ticks before
+ * them in their caller; the search sums matches in this order without counting a match
+ * inside another twice. */
+static int
+print_frames(const struct profil_tree *t, FILE *out, unsigned height)
+{
+	const struct profil_tree_node *nd = t->nodes;
+	double scale = (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)nd[0].total, px, pw;
+	uint64_t *x = malloc(t->n * sizeof(*x));
+	size_t n = 0, c;
+	uint64_t next;
+	char fill[32];
+	unsigned y;
+	int fit;
+
+	if (x == NULL)
+		return -ENOMEM;
+	x[0] = 0;
+	for (;;) {
+		const char *name = n == 0 ? "all" : nd[n].name;
+
+		next = x[n];
+		for (c = nd[n].child; c != 0; c = nd[c].next) {
+			x[c] = next;
+			next += nd[c].total;
+		}
+		px = SVG_PAD + (double)x[n] * scale;
+		pw = (double)nd[n].total * scale;
+		y = height - SVG_BOTTOM - (nd[n].depth + 1) * SVG_FRAME;
+		if (n == 0)
+			snprintf(fill, sizeof(fill), "rgb(200,200,200)");
+		else
+			colour(name, fill, sizeof(fill));
+		fprintf(out, "<g class=\"f\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
+		    "\" data-d=\"%u\" data-name=\"", x[n], nd[n].total, nd[n].depth);
+		xml_puts(out, name, 4096);
+		fprintf(out, "\"><title>");
+		xml_puts(out, name, 4096);
+		fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", nd[n].total,
+		    100.0 * (double)nd[n].total / (double)nd[0].total);
+		fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
+		    "fill=\"%s\" data-fill=\"%s\"/>", px, y, pw, SVG_FRAME - 1, fill, fill);
+		fprintf(out, "<text x=\"%.2f\" y=\"%u\">", px + 3, y + SVG_FRAME - 4);
+		fit = (int)((pw - 6) / SVG_CHAR);
+		if (fit >= 3 && strlen(name) <= (size_t)fit) {
+			xml_puts(out, name, 4096);
+		} else if (fit >= 3) {
+			xml_puts(out, name, (size_t)fit - 2);
+			fputs("..", out);
+		}
+		fprintf(out, "</text></g>\n");
+		if (nd[n].child != 0) {
+			n = nd[n].child;
+			continue;
+		}
+		while (n != 0 && nd[n].next == 0)
+			n = nd[n].parent;
+		if (n == 0)
+			break;
+		n = nd[n].next;
+	}
+	free(x);
+	return 0;
+}
+
+int
+profil_export_svg(struct profil_report *r, const char *title, FILE *out)
+{
+	struct profil_tree t;
+	unsigned height;
+	int err;
+
+	err = profil_tree_build(&t, r);
+	if (err != 0)
+		goto out;
+	if (t.nodes[0].total == 0) {
+		/* Nothing to draw: an empty graph would only divide by zero. */
+		err = -ENODATA;
+		goto out;
+	}
+	height = SVG_TOP + (t.max_depth + 1) * SVG_FRAME + SVG_BOTTOM;
+	print_head(out, title, height, t.nodes[0].total, profil_report_seconds(r));
+	fprintf(out, svg_script, SVG_WIDTH, SVG_PAD, SVG_CHAR);
+	err = print_frames(&t, out, height);
+	fprintf(out, "</svg>\n");
+	if (err == 0 && ferror(out))
+		err = -EIO;
+out:
+	profil_tree_release(&t);
+	return err;
+}

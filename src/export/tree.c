@@ -1,0 +1,226 @@
+/*
+ * tree.c - merging symbolized stacks into a tree of frames.  Names are interned so a child is
+ * found by (parent, name pointer) in one hash table, whatever the fan-out.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/tree.h"
+#include "format/format.h"
+#include "report/report.h"
+#include "report/stack.h"
+
+static uint64_t
+hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s != '\0')
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int
+names_grow(struct profil_tree *t)
+{
+	size_t i, j, n = t->names_cap ? 2 * t->names_cap : 1024;
+	char **names = calloc(n, sizeof(*names));
+
+	if (names == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->names_cap; i++) {
+		if (t->names[i] == NULL)
+			continue;
+		for (j = hash_str(t->names[i]) & (n - 1); names[j] != NULL; j = (j + 1) & (n - 1))
+			;
+		names[j] = t->names[i];
+	}
+	free(t->names);
+	t->names = names;
+	t->names_cap = n;
+	return 0;
+}
+
+/*
+ * The interned copy of name.  Folded stacks separate frames with ';' and stacks with line
+ * breaks, so those never survive into a name.
+ */
+static const char *
+intern(struct profil_tree *t, const char *name)
+{
+	size_t j, len = strlen(name);
+	char clean[1024], *copy;
+
+	if (len >= sizeof(clean))
+		len = sizeof(clean) - 1;
+	for (j = 0; j < len; j++)
+		clean[j] = name[j] == ';' ? ':' : name[j] == '\n' || name[j] == '\r' ? ' ' : name[j];
+	clean[len] = '\0';
+	if (2 * (t->nnames + 1) > t->names_cap && names_grow(t) != 0)
+		return NULL;
+	for (j = hash_str(clean) & (t->names_cap - 1); t->names[j] != NULL;
+	     j = (j + 1) & (t->names_cap - 1))
+		if (strcmp(t->names[j], clean) == 0)
+			return t->names[j];
+	copy = strdup(clean);
+	if (copy == NULL)
+		return NULL;
+	t->names[j] = copy;
+	t->nnames++;
+	return copy;
+}
+
+static size_t
+slot_hash(size_t parent, const char *name, size_t nslots)
+{
+	uint64_t h = (uint64_t)parent * 0x9e3779b97f4a7c15ull ^
+	    (uint64_t)(uintptr_t)name * 0xc2b2ae3d27d4eb4full;
+
+	h ^= h >> 31;
+	return (size_t)h & (nslots - 1);
+}
+
+static int
+slots_grow(struct profil_tree *t)
+{
+	size_t i, j, n = t->nslots ? 2 * t->nslots : 1024;
+	size_t *slots = calloc(n, sizeof(*slots));
+
+	if (slots == NULL)
+		return -ENOMEM;
+	for (i = 1; i < t->n; i++) {
+		for (j = slot_hash(t->nodes[i].parent, t->nodes[i].name, n); slots[j] != 0;
+		     j = (j + 1) & (n - 1))
+			;
+		slots[j] = i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+	return 0;
+}
+
+/* The child of parent named name, created on first use; 0 when out of memory. */
+static size_t
+child_get(struct profil_tree *t, size_t parent, const char *name)
+{
+	struct profil_tree_node *nd;
+	size_t j;
+
+	if (2 * (t->n + 1) > t->nslots && slots_grow(t) != 0)
+		return 0;
+	for (j = slot_hash(parent, name, t->nslots); t->slots[j] != 0;
+	     j = (j + 1) & (t->nslots - 1)) {
+		nd = &t->nodes[t->slots[j] - 1];
+		if (nd->parent == parent && nd->name == name)
+			return t->slots[j] - 1;
+	}
+	if (t->n == t->cap) {
+		size_t cap = 2 * t->cap;
+
+		nd = realloc(t->nodes, cap * sizeof(*nd));
+		if (nd == NULL)
+			return 0;
+		t->nodes = nd;
+		t->cap = cap;
+	}
+	nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->name = name;
+	nd->parent = parent;
+	nd->depth = t->nodes[parent].depth + 1;
+	nd->next = t->nodes[parent].child;
+	t->nodes[parent].child = t->n;
+	if (nd->depth > t->max_depth)
+		t->max_depth = nd->depth;
+	t->slots[j] = ++t->n;
+	return t->n - 1;
+}
+
+static int
+add_stack(void *arg, const struct profil_stack *st)
+{
+	struct profil_tree *t = arg;
+	uint64_t count = st->sample->count;
+	const char *name;
+	size_t d, i, node = 0;
+	char buf[256];
+
+	t->nodes[0].total += count;
+	for (d = st->nframes; d-- > 0;) {
+		const struct profil_stack_frame *fr = &st->frames[d];
+
+		for (i = profil_stack_frame_levels(fr); i-- > 0;) {
+			name = intern(t, profil_stack_frame_name(fr, i, buf, sizeof(buf)));
+			if (name == NULL || (node = child_get(t, node, name)) == 0)
+				return -ENOMEM;
+			t->nodes[node].total += count;
+		}
+	}
+	t->nodes[node].self += count;
+	return 0;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	const struct profil_tree_node *x = *(struct profil_tree_node *const *)a;
+	const struct profil_tree_node *y = *(struct profil_tree_node *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* Children in name order, so output does not depend on the order samples came in. */
+static int
+sort_children(struct profil_tree *t)
+{
+	struct profil_tree_node **kids = malloc(t->n * sizeof(*kids));
+	size_t i, c, k;
+
+	if (kids == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		k = 0;
+		for (c = t->nodes[i].child; c != 0; c = t->nodes[c].next)
+			kids[k++] = &t->nodes[c];
+		if (k < 2)
+			continue;
+		qsort(kids, k, sizeof(*kids), name_cmp);
+		t->nodes[i].child = (size_t)(kids[0] - t->nodes);
+		for (c = 0; c < k; c++)
+			kids[c]->next = c + 1 < k ? (size_t)(kids[c + 1] - t->nodes) : 0;
+	}
+	free(kids);
+	return 0;
+}
+
+int
+profil_tree_build(struct profil_tree *t, struct profil_report *r)
+{
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->cap = 1024;
+	t->nodes = calloc(t->cap, sizeof(*t->nodes));
+	if (t->nodes == NULL)
+		return -ENOMEM;
+	t->n = 1;
+	err = profil_report_stacks(r, add_stack, t);
+	if (err == 0)
+		err = sort_children(t);
+	return err;
+}
+
+void
+profil_tree_release(struct profil_tree *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->names_cap; i++)
+		free(t->names[i]);
+	free(t->names);
+	free(t->slots);
+	free(t->nodes);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,38 @@
+/*
+ * tree.h - the stacks of a session merged into a tree of frames (a trie, root first), what
+ * folded stacks and flame graphs are drawn from.  Internal to src/export.
+ */
+#ifndef PROFIL_EXPORT_TREE_H
+#define PROFIL_EXPORT_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct profil_report;
+
+/* Node 0 is the root (all samples, no name); 0 also means "none" in the links. */
+struct profil_tree_node {
+	const char *name;		/* interned; ';' and line breaks replaced */
+	uint64_t total;			/* ticks here and below */
+	uint64_t self;			/* ticks whose leaf is here */
+	size_t parent;
+	size_t child;			/* first child, children sorted by name */
+	size_t next;			/* next sibling */
+	unsigned depth;			/* root 0 */
+};
+
+struct profil_tree {
+	struct profil_tree_node *nodes;
+	size_t n, cap;
+	size_t *slots;			/* (parent, name) -> node index + 1 */
+	size_t nslots;
+	char **names;			/* interned strings, open addressing, NULL free */
+	size_t nnames, names_cap;
+	unsigned max_depth;
+};
+
+/* Builds the tree of every sample of r.  Returns 0 or -ENOMEM (release it either way). */
+int profil_tree_build(struct profil_tree *t, struct profil_report *r);
+void profil_tree_release(struct profil_tree *t);
+
+#endif /* PROFIL_EXPORT_TREE_H */
