@@ -9,6 +9,7 @@ const struct profil_cmd profil_cmds[] = {
 	{ "record", profil_cmd_record, "run a command and record its profile" },
 	{ "report", profil_cmd_report, "print the flat view of recorded profiles" },
 	{ "dump", profil_cmd_dump, "print every field of profile files as text" },
+	{ "export", profil_cmd_export, "write profiles for gprof, pprof, flame graphs" },
 	{ NULL, NULL, NULL },
 };
 
