@@ -57,7 +57,7 @@ gmon_skipped(void *arg, const struct profil_module *mod, uint64_t ticks, const c
 	char what[256];
 
 	(void)arg;
-	snprintf(what, sizeof(what), "%s, %" PRIu64 " samples not exported", why, ticks);
+	snprintf(what, sizeof(what), "%s (%" PRIu64 " samples not exported)", why, ticks);
 	profil_cmd_error(what, mod != NULL ? profil_module_path(mod) : "[unmapped]");
 }
 

@@ -1,0 +1,153 @@
+#!/bin/sh
+# t4001-export-exact: `profil export` of a profile with exact counts at known functions of a
+# live process (tests/report/mkprofile), read back by the real readers: the folded stacks, GNU
+# gprof on the per-object gmon files and `go tool pprof` on the pprof file all agree with
+# `profil report`, to the sample.  Then usage errors (exit 2) and bad files (exit 1, one
+# message naming the file, no output left behind).
+. "$(dirname "$0")/lib.sh"
+
+P=$B/profil
+MK=$B/tests/report/mkprofile
+cp "$B/tests/report/libplugin.so" gone.so
+"$MK" one.profil "$B/tests/report/libplugin.so" gone.so > expect ||
+	echo "not ok - mkprofile wrote a profile"
+"$P" report --tsv one.profil > report.tsv 2> /dev/null
+total=$(awk -F '\t' 'NR > 1 { s += $6 } END { print s }' report.tsv)
+
+test_expect_success 'folded: exits 0, one line per stack, the counts sum to the report total' '
+	"$P" export --format=folded one.profil > out.folded 2> err &&
+	cat out.folded &&
+	test "$(awk "{ s += \$NF } END { print s }" out.folded)" = "$total" &&
+	test "$total" -gt 0 &&
+	sort out.folded | cmp - out.folded
+'
+test_expect_success 'folded: the caller frame comes first, leaf last, counts exact' '
+	grep -qx "shared_call;pie_work 400" out.folded &&
+	grep -qx "pie_work 100" out.folded &&
+	grep -qx "shared_call 300" out.folded &&
+	grep -qx "plugin_call 120" out.folded &&
+	grep -qx "_*getpid 50" out.folded &&
+	grep -qx "\[unmapped\] 10" out.folded &&
+	want=$(awk "\$2 == \"gone.so\" { print \$1 }" expect) && grep -qx "$want 20" out.folded
+'
+test_expect_success 'folded: -o writes the same to a file' '
+	"$P" export -f folded -o file.folded one.profil 2> /dev/null && cmp file.folded out.folded
+'
+
+# leaf_counts: "function count" of each folded line's leaf, summed, sorted.
+leaf_counts() {
+	awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";"); s[f[k]] += n }
+	    END { for (x in s) print x, s[x] }' "$1" | sort
+}
+test_expect_success 'folded: leaves sum to the flat view of profil report, function by function' '
+	awk -F "\t" "NR > 1 { print \$7, \$6 }" report.tsv | sort > flat.want &&
+	leaf_counts out.folded > flat.got &&
+	diff flat.want flat.got
+'
+
+test_expect_success 'pprof: go tool pprof -top agrees with profil report, function by function' '
+	"$P" export --format=pprof -o one.pb.gz one.profil 2> /dev/null &&
+	test "$(head -c 2 one.pb.gz | od -An -tx1 | tr -d " ")" = 1f8b &&
+	go tool pprof -top -noinlines -nodefraction=0 -nodecount=100000 -sample_index=samples \
+		one.pb.gz > top.txt 2>&1 &&
+	cat top.txt &&
+	awk "/^ *flat/ { on = 1; next } on { print \$6, \$1 }" top.txt | sort > pprof.got &&
+	diff flat.want pprof.got
+'
+test_expect_success 'pprof: cpu values are ticks over the achieved rate (500 at 800 Hz = 625 ms)' '
+	go tool pprof -top -noinlines -nodefraction=0 -sample_index=cpu one.pb.gz > cpu.txt 2>&1 &&
+	grep -q "^ *625ms .* pie_work$" cpu.txt &&
+	grep -q "Type: cpu" cpu.txt
+'
+test_expect_success 'pprof: the stack of 400 keeps the caller, with its mapping and build-id' '
+	go tool pprof -traces one.pb.gz > traces.txt 2>&1 &&
+	awk "/-----/ { if (s ~ /pie_work  *shared_call/) n++; s = \"\"; next } { s = s \" \" \$NF }
+	    END { exit n != 1 }" traces.txt &&
+	grep -q "^Build ID: [0-9a-f]\{40\}$" traces.txt
+'
+
+test_expect_success 'gmon: one file per object, named, for each object that gprof can read' '
+	"$P" export --format=gmon -o gm one.profil > written 2> err &&
+	cat written err &&
+	test -f gm/gmon.mkprofile.out && test -f gm/gmon.libshared.so.out &&
+	test -f gm/gmon.libplugin.so.out &&
+	grep -q "^gm/gmon.mkprofile.out	$MK	500$" written &&
+	grep -q "(20 samples not exported): '\''.*gone.so'\''$" err &&
+	grep -q "(10 samples not exported): '\''\[unmapped\]'\''$" err &&
+	! ls gm | grep -v "^gmon\..*\.out$"
+'
+test_expect_success 'gmon: GNU gprof gives pie_work all of its file at the achieved 800 Hz' '
+	gprof -b -p "$MK" gm/gmon.mkprofile.out > gprof.txt &&
+	cat gprof.txt &&
+	grep -q "Each sample counts as 0.00125 seconds" gprof.txt &&
+	grep -q "^100.00 *0.62 *0.62  *pie_work$" gprof.txt
+'
+test_expect_success 'gmon: a shared library analysed on its own: 300 ticks = 0.375 s' '
+	gprof -b -p "$B/tests/report/libshared.so" gm/gmon.libshared.so.out > gprof.txt &&
+	cat gprof.txt &&
+	grep -q "^100.00 *0.38 *0.38  *shared_call$" gprof.txt
+'
+test_expect_success 'gmon: no call arcs (no invented call counts): header plus one histogram' '
+	nbins=$(od -An -j 37 -N 4 -tu4 gm/gmon.mkprofile.out | tr -d " ") &&
+	test "$(wc -c < gm/gmon.mkprofile.out)" = $((20 + 1 + 40 + 2 * nbins)) &&
+	gprof -b -q "$MK" gm/gmon.mkprofile.out > graph.txt 2>&1; cat graph.txt;
+	! grep -q "pie_work \[" graph.txt
+'
+test_expect_success 'gmon: a bin over 65535 ticks is split into identical records that gprof adds' '
+	mkdir many && i=0 &&
+	while [ $i -lt 140 ]; do cp one.profil many/p.$i.profil; i=$((i + 1)); done &&
+	"$P" export -f gmon -o gm2 many > /dev/null 2>&1 &&
+	gprof -b -p "$MK" gm2/gmon.mkprofile.out > gprof.txt &&
+	cat gprof.txt &&
+	grep -q "^100.00 *87.50 *87.50  *pie_work$" gprof.txt
+'
+
+# Usage errors: exit 2 and a message.
+usage_error() {
+	"$P" export "$@" > /dev/null 2> err
+	rc=$?
+	cat err
+	test $rc = 2 && grep -q "^usage: profil export" err
+}
+test_expect_success 'no --format, an unknown format or gmon to stdout exit 2' '
+	usage_error one.profil && grep -q "^profil: --format is required$" err &&
+	usage_error -f xml one.profil && grep -q "^profil: unknown format: '\''xml'\''$" err &&
+	usage_error -f gmon -o - one.profil &&
+	usage_error --bogus one.profil && grep -q "unknown option: '\''--bogus'\''" err
+'
+
+# Bad input: exit 1, exactly one message, naming the file, and nothing written.
+bad_file() {
+	rm -rf o && mkdir o
+	"$P" export -f "$2" -o "o/x" "$1" > out 2> err
+	rc=$?
+	cat err
+	test $rc = 1 && test "$(wc -l < err)" = 1 && grep -q "^profil: .*: '$1'\$" err &&
+	test ! -s out && test -z "$(ls o)"
+}
+size=$(wc -c < one.profil)
+head -c $((size - 9)) one.profil > truncated.profil
+cp one.profil flipped.profil
+printf '\377' | dd of=flipped.profil bs=1 seek=300 conv=notrunc 2> /dev/null
+cp one.profil version.profil
+printf '\002' | dd of=version.profil bs=1 seek=8 conv=notrunc 2> /dev/null
+printf 'hello\n' > text.profil
+for fmt in folded pprof svg gmon; do
+	test_expect_success "$fmt: a truncated file exits 1 naming it" '
+		bad_file truncated.profil $fmt && grep -q trunc err
+	'
+	test_expect_success "$fmt: a corrupt byte exits 1 naming it" '
+		bad_file flipped.profil $fmt
+	'
+	test_expect_success "$fmt: another version exits 1 naming it" '
+		bad_file version.profil $fmt && grep -q "version 2" err
+	'
+	test_expect_success "$fmt: a file that is no profile exits 1 naming it" '
+		bad_file text.profil $fmt
+	'
+done
+test_expect_success 'an output that cannot be created exits 1 naming it' '
+	"$P" export -f svg -o nodir/x.svg one.profil > /dev/null 2> err; rc=$?; cat err;
+	test $rc = 1 && grep -q "^profil: No such file or directory: '\''nodir/x.svg'\''$" err
+'
+test_done
