@@ -16,6 +16,11 @@ libelf-dev           elfutils: ELF reading
 zlib1g-dev           compressed exports
 mandoc               t9001 lints and renders the mdoc man pages
 cppcheck             make lint (t9003)
+linux-perf           t3003 checks profil report against perf record -e cpu-clock:u
+python3              t3003: a real interpreter to profile
+xz-utils             t3003: a real compressor to profile
+gzip                 t3003: another, a program without symbols
+sqlite3              t3003: a real database shell to profile
 "
 missing=
 for p in $(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }'); do
