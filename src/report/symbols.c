@@ -21,6 +21,13 @@ struct profil_segment {
 	uint64_t vaddr;
 };
 
+/* The name a function's address shows as, chosen once among the symbols that share it. */
+struct profil_alias {
+	uint64_t addr;			/* ELF address */
+	const char *name;
+	int rank;
+};
+
 struct profil_module {
 	struct profil_module *next;
 	char *path;
@@ -33,6 +40,8 @@ struct profil_module {
 	GElf_Addr bias;			/* Dwfl address = ELF address + bias */
 	struct profil_segment *segs;
 	size_t nsegs;
+	struct profil_alias *aliases;	/* sorted by address, one per address */
+	size_t naliases;
 	/* Open addressing on the file offset; the table is a power of two, at most half full. */
 	struct profil_location **cache;
 	size_t cache_size;
@@ -72,6 +81,7 @@ module_free(struct profil_module *mod)
 		free(mod->cache[i]);
 	free(mod->cache);
 	free(mod->segs);
+	free(mod->aliases);
 	if (mod->dwfl != NULL)
 		dwfl_end(mod->dwfl);
 	free(mod->build_id);
@@ -178,6 +188,83 @@ module_load_segments(struct profil_module *mod)
 	return mod->nsegs > 0 ? 0 : -ENOEXEC;
 }
 
+/*
+ * How good a name is among aliases of one address, as perf chooses (util/symbol.c,
+ * choose_best_symbol): sized over sizeless, strong over weak, global over local, fewer leading
+ * underscores, then the longer name.  So malloc, not __libc_malloc, and both tools agree.
+ */
+static int
+alias_rank(const GElf_Sym *sym, const char *name)
+{
+	int bind = GELF_ST_BIND(sym->st_info), under = 0;
+
+	while (name[under] == '_' && under < 15)
+		under++;
+	return (sym->st_size > 0) << 30 | (bind != STB_WEAK) << 29 | (bind == STB_GLOBAL) << 28 |
+	    (15 - under) << 24 | (int)(strlen(name) < 0xffffff ? strlen(name) : 0xffffff);
+}
+
+static int
+alias_cmp(const void *a, const void *b)
+{
+	const struct profil_alias *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return y->rank - x->rank;	/* the best first */
+}
+
+/* The function symbols of the module, the best name per address kept. */
+static int
+module_load_aliases(struct profil_module *mod)
+{
+	GElf_Word shndx;
+	GElf_Addr addr;
+	GElf_Sym sym;
+	const char *name;
+	size_t i, j;
+	int n, k;
+
+	n = dwfl_module_getsymtab(mod->dm);
+	if (n <= 0)
+		return 0;
+	mod->aliases = calloc((size_t)n, sizeof(*mod->aliases));
+	if (mod->aliases == NULL)
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		name = dwfl_module_getsym_info(mod->dm, k, &sym, &addr, &shndx, NULL, NULL);
+		if (name == NULL || name[0] == '\0' || shndx == SHN_UNDEF ||
+		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+			continue;
+		mod->aliases[mod->naliases].addr = addr - mod->bias;
+		mod->aliases[mod->naliases].name = name;
+		mod->aliases[mod->naliases].rank = alias_rank(&sym, name);
+		mod->naliases++;
+	}
+	qsort(mod->aliases, mod->naliases, sizeof(*mod->aliases), alias_cmp);
+	for (i = 0, j = 0; i < mod->naliases; i++)
+		if (j == 0 || mod->aliases[i].addr != mod->aliases[j - 1].addr)
+			mod->aliases[j++] = mod->aliases[i];
+	mod->naliases = j;
+	return 0;
+}
+
+static const char *
+module_alias(const struct profil_module *mod, uint64_t addr)
+{
+	size_t lo = 0, hi = mod->naliases, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (mod->aliases[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < mod->naliases && mod->aliases[lo].addr == addr ? mod->aliases[lo].name : NULL;
+}
+
 static void
 module_open(struct profil_symbolizer *sym, struct profil_module *mod)
 {
@@ -220,6 +307,8 @@ module_open(struct profil_symbolizer *sym, struct profil_module *mod)
 			mod->status = PROFIL_MODULE_NOT_ELF;
 		return;
 	}
+	/* Without the table names are still right, only perhaps another alias. */
+	(void)module_load_aliases(mod);
 	if (mod->status == PROFIL_MODULE_CHANGED)
 		mod->status = PROFIL_MODULE_OK;	/* the debug store had the code that ran */
 	else if (dwfl_module_getdwarf(mod->dm, &dbias) == NULL)
@@ -433,15 +522,19 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 	const char *name = NULL;
 	uint64_t vaddr, start = 0, dstart = 0;
 	GElf_Off symoff = 0;
-	const char *at;
+	const char *at, *alias;
 	GElf_Sym symbol;
 	size_t n = 0, extra;
 
 	if (mod->dwfl != NULL && module_vaddr(mod, offset, &vaddr) == 0) {
 		name = dwfl_module_addrinfo(mod->dm, vaddr + mod->bias, &symoff, &symbol, NULL,
 		    NULL, NULL);
-		if (name != NULL)
+		if (name != NULL) {
 			start = vaddr - symoff;
+			alias = module_alias(mod, start);
+			if (alias != NULL)
+				name = alias;
+		}
 		n = module_inline_chain(mod, vaddr + mod->bias, chain, 32, &dstart);
 		if (name == NULL && n > 0 && chain[n - 1].function != NULL) {
 			name = chain[n - 1].function;
