@@ -198,7 +198,7 @@ alias_rank(const GElf_Sym *sym, const char *name)
 {
 	int bind = GELF_ST_BIND(sym->st_info), under = 0;
 
-	while (name[under] == '_' && under < 15)
+	while (under < 15 && name[under] == '_')
 		under++;
 	return (sym->st_size > 0) << 30 | (bind != STB_WEAK) << 29 | (bind == STB_GLOBAL) << 28 |
 	    (15 - under) << 24 | (int)(strlen(name) < 0xffffff ? strlen(name) : 0xffffff);
