@@ -188,6 +188,9 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/profil.pc
 	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	ln -sf profil_rate_set.3 $(DESTDIR)$(PREFIX)/share/man/man3/profil_stats_get.3
+	ln -sf moncontrol.3 $(DESTDIR)$(PREFIX)/share/man/man3/monstartup.3
+	ln -sf moncontrol.3 $(DESTDIR)$(PREFIX)/share/man/man3/profil_gmon.3
+	ln -sf moncontrol.3 $(DESTDIR)$(PREFIX)/share/man/man3/profil_gmon_status_get.3
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 

@@ -11,6 +11,7 @@
 
 #include "gmon.h"
 
+#if defined(__x86_64__)
 /*
  * The entry gcc -pg calls after the prologue: 8(%rbp) is the instrumented function's return
  * address into its caller (frompc) and 0(%rsp) our own return address inside the function
@@ -74,6 +75,19 @@ __asm__(
 	"	.cfi_endproc\n"
 	"	.size	mcount, .-mcount\n"
 	"	.size	_mcount, .-_mcount\n");
+#elif defined(__aarch64__)
+/*
+ * aarch64 (glibc's sysdeps/aarch64/machine-gmon.h): gcc passes the instrumented function's
+ * return address in x0 and treats the call as an ordinary one, so plain C does.
+ */
+PROFIL_API void _mcount(void *frompc);
+
+PROFIL_API void
+_mcount(void *frompc)
+{
+	profil_gmon_mcount((uintptr_t)frompc, (uintptr_t)__builtin_return_address(0));
+}
+#endif
 
 /* One TLS access on the hot path; initial-exec: no __tls_get_addr, which may allocate. */
 struct gmon_thread {

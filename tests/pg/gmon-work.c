@@ -5,10 +5,11 @@
  *	                       measured per call and written to truth.txt; counted() 1000 times
  *	                       and thrice() 3 times from main
  *	gmon-work threads N    N threads call tcount() 1000 times each
- *	gmon-work END          counted() 1000 times and spin_a for 200 ms, then END: exit, _exit,
+ *	gmon-work END          counted() 1000 times and spin_a for 100 ms, then END: exit, _exit,
  *	                       segv, abort, kill (SIGKILL), chdir (chdir("/") first), exec (execs
  *	                       /bin/true), fork (the child calls child_only() 7 times, the parent
  *	                       parent_only() 5 times)
+ *	gmon-work quick        counted() 1000 times
  *	gmon-work arcs         leaf() from 64 call sites: 64 distinct arcs
  *	gmon-work api          profil_gmon() and moncontrol(), printing TAP lines
  */
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,7 +208,9 @@ ending(const char *how)
 		return 1;
 	for (i = 0; i < 1000; i++)
 		counted();
-	spin_for(spin_a, 200);
+	if (strcmp(how, "quick") == 0)
+		return 0;
+	spin_for(spin_a, 100);
 	if (strcmp(how, "_exit") == 0)
 		_exit(3);
 	if (strcmp(how, "segv") == 0)
@@ -293,6 +297,13 @@ api(void)
 	moncontrol(1);
 	profil_gmon_status_get(&st);
 	tap_check(st.running, "moncontrol(1) restarts profiling");
+	/* Ours: a later call with a directory moves the profile there, data and all. */
+	mkdir("moved", 0755);
+	fd = open("moved", O_RDONLY | O_DIRECTORY);
+	r = profil_gmon(st.buf, st.buflen, st.samplesize, st.offset, st.scale, fd);
+	tap_check(r == 0 && faccessat(fd, st.name, F_OK, 0) == 0 && access(st.name, F_OK) != 0,
+	    "a later call with a directory moves the profile into it");
+	close(fd);
 	counted();
 	counted();
 	return tap_done();

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Where the profile goes and how the file is made: OpenBSD's rules.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIR/pg/gmon.sh"
+
+# OpenBSD profil(2): "either at the starting directory, or the optional directory indicated by
+# the environment variable PROFDIR".
+mkdir pd && PROFDIR=pd "$PG/gmon-work" quick 2>err
+test_expect_success 'PROFDIR: the profile goes there, not to the current directory' '
+	test -z "$(gmon_file .)" && test -n "$(gmon_file pd)" &&
+	test "$(gmon_calls "$PG/gmon-work" "$(gmon_file pd)" counted)" = 1000 && ! test -s err
+'
+
+test_expect_success 'PROFDIR that cannot be opened: one line on stderr, the program runs on' '
+	PROFDIR=missing "$PG/gmon-work" quick 2>err &&
+	test "$(cat err)" = "profil: gmon: cannot open the profile directory: '"'"'missing'"'"'" &&
+	test -z "$(gmon_file .)"
+'
+
+# The directory is "fixed at start": a chdir afterwards changes nothing.
+mkdir start && (cd start && "$PG/gmon-work" chdir)
+test_expect_success 'a chdir("/") after start: the profile is in the starting directory' '
+	f=$(gmon_file start) && test -n "$f" &&
+	test "$(gmon_calls "$PG/gmon-work" "$f" counted)" = 1000 &&
+	! ls /gmon.gmon-work.*.out 2>/dev/null
+'
+
+test_expect_success 'mode 0600 whatever the umask, also over an old file of ours' '
+	mkdir m && cd m &&
+	sh -c "umask 0; touch gmon.gmon-work.\$\$.out; chmod 644 gmon.gmon-work.\$\$.out;
+	    exec \"$PG/gmon-work\" quick" &&
+	test "$(stat -c %a gmon.gmon-work.*.out)" = 600 &&
+	test "$(gmon_calls "$PG/gmon-work" gmon.gmon-work.*.out counted)" = 1000
+'
+
+# exec keeps the pid, so the shell can prepare the very name the program will use.
+test_expect_success 'O_NOFOLLOW: a symbolic link at the name is not followed' '
+	mkdir l && cd l && echo keep > target &&
+	sh -c "ln -s target gmon.gmon-work.\$\$.out; exec \"$PG/gmon-work\" quick" 2>err &&
+	test "$(cat target)" = keep && grep -q "^profil: gmon: .*gmon.gmon-work.[0-9]*.out" err
+'
+
+test_expect_success 'a file owned by someone else is not clobbered' '
+	mkdir o && cd o &&
+	sh -c "echo keep > gmon.gmon-work.\$\$.out; chown nobody gmon.gmon-work.\$\$.out;
+	    exec \"$PG/gmon-work\" quick" 2>err &&
+	test "$(cat gmon.gmon-work.*.out)" = keep && test -s err
+'
+
+# OpenBSD gmon.c ignores PROFDIR when issetugid(); here AT_SECURE says the same.
+chmod 755 "$TRASH"
+mkdir suid suid/pd && chmod 777 suid suid/pd && cp "$PG/gmon-work" suid/ && cp suid/gmon-work suid/plain
+chmod 4755 suid/gmon-work
+test_expect_success 'PROFDIR is ignored by a set-user-ID program' '
+	cd suid && PROFDIR=$PWD/pd setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    ./gmon-work quick &&
+	test -z "$(gmon_file pd)" && test -n "$(gmon_file .)"
+'
+test_expect_success '... and honoured by the same program without set-user-ID' '
+	cd suid && rm -f gmon.*.out && PROFDIR=$PWD/pd setpriv --reuid=65534 --regid=65534 \
+	    --clear-groups ./plain quick &&
+	test -n "$(gmon_file pd)" && test -z "$(gmon_file .)"
+'
+
+test_done

@@ -1,0 +1,66 @@
+#!/bin/sh
+# The profile survives every way a process ends, because the buffer is a shared mapping of the
+# file (OpenBSD profil(2): "the kernel writes out the profiling information on behalf of the
+# terminating process"), and a fatal signal still ends the process with the same status.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIR/pg/gmon.sh"
+
+# run DIR END: gmon-work END in DIR; prints the shell's status for it.
+run() {
+	mkdir "$1" && (cd "$1" && exec "$PG/gmon-work" "$2") > "$1.out" 2>&1
+	echo $?
+}
+
+# A profile with the 1000 calls and the 100 ms in spin_a that gmon-work makes before it ends.
+whole() {
+	f=$(gmon_file "$1") && test -n "$f" &&
+	test "$(gmon_calls "$PG/gmon-work" "$f" counted)" = 1000 &&
+	gprof -b -p "$PG/gmon-work" "$f" | awk '$NF == "spin_a" && $3 >= 0.05 { ok = 1 } END { exit !ok }'
+}
+
+rc=$(run exit exit)
+test_expect_success 'exit: status 0, the whole profile' 'test $rc -eq 0 && whole exit'
+rc=$(run _exit _exit)
+test_expect_success '_exit(3): status 3, the whole profile (glibc writes nothing)' '
+	test $rc -eq 3 && whole _exit
+'
+rc=$(run segv segv)
+test_expect_success 'SIGSEGV: the process dies of it (status 139), the whole profile' '
+	test $rc -eq 139 && whole segv
+'
+rc=$(run abort abort)
+test_expect_success 'SIGABRT: the process dies of it (status 134), the whole profile' '
+	test $rc -eq 134 && whole abort
+'
+rc=$(run kill kill)
+test_expect_success 'SIGKILL, which nothing can catch: status 137, the whole profile' '
+	test $rc -eq 137 && whole kill
+'
+
+# "A forked child keeps profiling and writes its own file".
+rc=$(run fork fork)
+child=$(sed -n 's/^child //p' fork.out)
+test_expect_success 'fork: the parent and the child each write their own file' '
+	test $rc -eq 0 && test $(ls fork/gmon.gmon-work.*.out | wc -l) = 2 &&
+	test -f fork/gmon.gmon-work.$child.out
+'
+test_expect_success 'the child file has what the child did, and what came before the fork' '
+	f=fork/gmon.gmon-work.$child.out &&
+	test "$(gmon_calls "$PG/gmon-work" $f child_only)" = 7 &&
+	test "$(gmon_calls "$PG/gmon-work" $f counted)" = 1000 &&
+	test -z "$(gmon_calls "$PG/gmon-work" $f parent_only)"
+'
+test_expect_success 'the parent file has none of what the child did' '
+	f=$(ls fork/gmon.gmon-work.*.out | grep -v "\.$child\.out") &&
+	test "$(gmon_calls "$PG/gmon-work" $f parent_only)" = 5 &&
+	test -z "$(gmon_calls "$PG/gmon-work" $f child_only)" && whole_file=$f &&
+	gprof -b -p "$PG/gmon-work" $f | awk "\$NF == \"spin_b\" { exit 1 }"
+'
+
+# "exec ends profiling cleanly": no tick reaches the new image, the file stays complete.
+rc=$(run exec exec)
+test_expect_success 'exec: the new image runs to its end (status 0), the profile is whole' '
+	test $rc -eq 0 && whole exec
+'
+
+test_done
