@@ -61,11 +61,25 @@ gmon_skipped(void *arg, const struct profil_module *mod, uint64_t ticks, const c
 	profil_cmd_error(what, mod != NULL ? profil_module_path(mod) : "[unmapped]");
 }
 
+/* The flame graph's heading: the program, or how many processes were merged. */
+static void
+svg_title(struct profil_report *r, char *buf, size_t len)
+{
+	const struct profil_file *f = profil_report_file(r, 0, NULL);
+	size_t n = profil_report_nfiles(r);
+
+	if (n == 1)
+		snprintf(buf, len, "%s [%" PRIu32 "]", f->hdr.progname, f->hdr.pid);
+	else
+		snprintf(buf, len, "%s and %zu more processes", f->hdr.progname, n - 1);
+}
+
 /* gmon: a directory of files; the others: one file. */
 static int
 run_export(struct profil_report *r, const struct export_format *x, const char *out)
 {
 	struct profil_output o;
+	char title[512];
 	int err;
 
 	if (strcmp(x->name, "gmon") == 0) {
@@ -80,6 +94,10 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 		}
 		return 0;
 	}
+	if (strcmp(x->name, "svg") == 0 && profil_report_total(r) == 0) {
+		profil_cmd_error("no samples to draw", out);
+		return 1;
+	}
 	err = profil_output_open(&o, out);
 	if (err != 0) {
 		profil_cmd_error(strerror(-err), out);
@@ -87,8 +105,10 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 	}
 	if (strcmp(x->name, "folded") == 0)
 		err = profil_export_folded(r, o.f);
-	else if (strcmp(x->name, "svg") == 0)
-		err = profil_export_svg(r, "profil", o.f);
+	else if (strcmp(x->name, "svg") == 0) {
+		svg_title(r, title, sizeof(title));
+		err = profil_export_svg(r, title, o.f);
+	}
 	else
 		err = profil_export_pprof(r, o.f);
 	if (err != 0) {
