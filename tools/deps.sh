@@ -18,11 +18,10 @@ mandoc               t9001 lints and renders the mdoc man pages
 cppcheck             make lint (t9003)
 golang-go            go tool pprof reads the pprof export (t4001, t4002)
 chromium             headless browser for the SVG flame graph test (t4003)
-python3              drives Chromium over the DevTools pipe (tests/export/flame.py)
 clang                libFuzzer harness of the profile reader (make fuzz, t4004)
 libclang-rt-14-dev   libFuzzer and sanitizer runtimes for clang 14
 linux-perf           t3003 checks profil report against perf record -e cpu-clock:u
-python3              t3003: a real interpreter to profile
+python3              t3003: a real interpreter to profile; t4003 drives Chromium with it
 xz-utils             t3003: a real compressor to profile
 gzip                 t3003: another, a program without symbols
 sqlite3              t3003: a real database shell to profile
