@@ -162,9 +162,10 @@ demo: deps
 
 tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN) $(RECORD_TEST_LIB) $(RECORD_TEST_BIN) $(PG_BIN)
 
+# The test scripts cd into a scratch directory: they need B as an absolute path.
 check: deps
 	@$(MAKE) --no-print-directory tests
-	@sh tests/run.sh
+	@B=$(abspath $(B)) sh tests/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN) $(BENCH_PLAIN)
