@@ -7,6 +7,7 @@ PACKAGES="
 gcc                  compiler
 make                 build
 binutils             nm for the signal-safety check; GNU gprof reads our gmon files
+util-linux           setpriv: t1003 runs a set-user-ID -pg program as nobody
 pkg-config           dependencies and the installed profil.pc
 libc6-dev            headers
 gcc-aarch64-linux-gnu  the aarch64 cross-build test (t9010)
