@@ -46,7 +46,7 @@ PROG_BIN    := $(PROG_SRC:tests/progs/%.c=$(B)/tests/progs/%)
 BENCH_SRC   := $(wildcard bench/progs/*.c)
 BENCH_BIN   := $(BENCH_SRC:bench/progs/%.c=$(B)/bench/%)
 
-.PHONY: all check install clean bench lint tests deps demo
+.PHONY: all check install clean bench lint tests deps demo fuzz
 all: $(B)/libprofil.so $(B)/libprofil.a $(B)/profil $(B)/demo $(REC_SO)
 
 $(B)/src/%.o: src/%.c
@@ -151,6 +151,23 @@ $(B)/tests/pg/%: tests/pg/%.c tests/tap.h $(B)/libprofil.so
 	@mkdir -p $(@D)
 	$(CC) $(PG_CFLAGS) -o $@ $< $(PROG_LIBS)
 
+# The reader's libFuzzer harness, clang with ASan and UBSan: `make tests` builds it, t4004 runs it
+# for 20 s, `make fuzz` for FUZZ_SECONDS with a corpus kept in $(B)/tests/fuzz/corpus.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_BIN     := $(B)/tests/fuzz/reader
+FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -Isrc
+
+$(FUZZ_BIN): tests/fuzz/reader.c src/format/reader.c src/format/crc32.c src/format/format.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/reader.c src/format/reader.c src/format/crc32.c
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(REPORT_TEST_BIN)
+	@B=$(abspath $(B)) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		FUZZ_CORPUS=$(abspath $(B))/tests/fuzz/corpus sh tests/fuzz/run.sh
+
 # The README's two commands: `make demo` and `make check`.  Each installs what is missing.
 deps:
 	@tools/deps.sh
@@ -160,7 +177,8 @@ demo: deps
 	@echo
 	$(B)/demo 2
 
-tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN) $(RECORD_TEST_LIB) $(RECORD_TEST_BIN) $(PG_BIN)
+tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN) $(RECORD_TEST_LIB) $(RECORD_TEST_BIN) $(PG_BIN) \
+	$(FUZZ_BIN)
 
 # The test scripts cd into a scratch directory: they need B as an absolute path.
 check: deps

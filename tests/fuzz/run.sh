@@ -1,0 +1,54 @@
+#!/bin/sh
+# tests/fuzz/run.sh - runs the reader's libFuzzer harness ($B/tests/fuzz/reader) for
+# FUZZ_SECONDS (default 300) on a corpus seeded with real profile files made at run time (the
+# exact profile of tests/report/mkprofile, its prefixes, a profile without samples), kept in
+# FUZZ_CORPUS when set (make fuzz) so longer runs build on each other, else in a temporary
+# directory.  Prints one TAP line; a crash, leak or sanitizer report fails it, and the input that
+# caused it is kept in $B/tests/fuzz/ for `$B/tests/fuzz/reader FILE` to reproduce.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-$ROOT/build}
+SECS=${FUZZ_SECONDS:-300}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/profil-fuzz.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+CORPUS=${FUZZ_CORPUS:-$WORK/corpus}
+mkdir -p "$CORPUS" "$WORK/seeds"
+
+cd "$WORK" || exit 1
+cp "$B/tests/report/libplugin.so" gone.so
+if ! "$B/tests/report/mkprofile" seeds/one.profil "$B/tests/report/libplugin.so" gone.so \
+	> /dev/null; then
+	echo "not ok - mkprofile wrote a seed profile"
+	exit 1
+fi
+size=$(wc -c < seeds/one.profil)
+for n in 16 200 $((size / 2)) $((size - 12)); do
+	head -c "$n" seeds/one.profil > "seeds/prefix-$n.profil"
+done
+# A profile without samples: preamble, HEADER, END (docs/FORMAT.md).
+python3 - <<'PY'
+import struct, zlib
+def rec(kind, payload):
+    frame = struct.pack("<II", kind, len(payload)) + payload
+    return frame + struct.pack("<I", zlib.crc32(frame))
+hdr = struct.pack("<IIII", 1, 1, 1000, 1) + struct.pack("<QQQQQQQ", 0, 1, 2, 0, 0, 0, 0)
+hdr += struct.pack("<IiIIII", 1, 0, 0, 1, 1, 0) + struct.pack("<II", 5, 0) + b"empty"
+data = b"\x89PROFIL\n" + struct.pack("<II", 1, 0) + rec(1, hdr)
+open("seeds/empty.profil", "wb").write(data + rec(0x454e44, struct.pack("<Q", 1)))
+PY
+cp seeds/* "$CORPUS"/
+
+"$B/tests/fuzz/reader" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	-print_final_stats=1 -artifact_prefix="$WORK/" "$CORPUS" > log 2>&1
+rc=$?
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' log)
+if [ $rc -eq 0 ] && [ -n "$runs" ]; then
+	echo "ok - the reader survived $runs fuzzed inputs in $SECS s ($(ls "$CORPUS" | wc -l) in the corpus)"
+	exit 0
+fi
+tail -n 40 log | sed 's/^/# /'
+for a in "$WORK"/crash-* "$WORK"/leak-* "$WORK"/timeout-* "$WORK"/oom-*; do
+	[ -f "$a" ] && cp "$a" "$B/tests/fuzz/" && echo "# kept $B/tests/fuzz/$(basename "$a")"
+done
+echo "not ok - fuzzing the reader: libFuzzer exited with status $rc"
+exit 1
