@@ -48,7 +48,9 @@ print_summary(struct profil_report *r, FILE *out)
 		fprintf(out, "  %s[%" PRIu32 "]: %" PRIu64 " samples at %.1f Hz achieved (%" PRIu32
 		    " Hz requested, %s clock), %s", f->hdr.progname, f->hdr.pid, f->hdr.ticks,
 		    (double)f->hdr.achieved_mhz / 1000.0, f->hdr.requested_hz,
-		    profil_file_clock_name(f->hdr.clock), profil_file_exit_name(f->hdr.exit_kind));
+		    profil_file_clock_name(f->hdr.clock),
+		    f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code < 0 ? "exited" :
+		    profil_file_exit_name(f->hdr.exit_kind));
 		if ((f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code >= 0) ||
 		    f->hdr.exit_kind == PROFIL_EXIT_SIGNAL)
 			fprintf(out, " %" PRId32, f->hdr.exit_code);

@@ -50,7 +50,8 @@ struct profil_module {
 
 struct profil_symbolizer {
 	struct profil_module *modules;
-	char *debuginfo_path;
+	char *debuginfo_path;		/* libdwfl's search list, NULL for its default */
+	char *debug_dir;		/* the build-id store's root, NULL for /usr/lib/debug */
 	Dwfl_Callbacks callbacks;
 };
 
@@ -100,7 +101,28 @@ profil_symbolizer_free(struct profil_symbolizer *sym)
 		next = mod->next;
 		module_free(mod);
 	}
+	free(sym->debuginfo_path);
+	free(sym->debug_dir);
 	free(sym);
+}
+
+int
+profil_symbolizer_set_debug_dir(struct profil_symbolizer *sym, const char *dir)
+{
+	char *copy = strdup(dir), *path = malloc(strlen(dir) + sizeof(":.debug:"));
+
+	if (copy == NULL || path == NULL) {
+		free(copy);
+		free(path);
+		return -ENOMEM;
+	}
+	/* libdwfl's list: the binary's own directory, its .debug/, then the store. */
+	sprintf(path, ":.debug:%s", dir);
+	free(sym->debug_dir);
+	free(sym->debuginfo_path);
+	sym->debug_dir = copy;
+	sym->debuginfo_path = path;
+	return 0;
 }
 
 /* Reports the ELF file at path (fd consumed) as the session's only module, at its own
@@ -148,15 +170,16 @@ module_build_id_matches(struct profil_module *mod)
  * DWARF of the code that ran.
  */
 static int
-module_open_by_build_id(struct profil_module *mod)
+module_open_by_build_id(struct profil_symbolizer *sym, struct profil_module *mod)
 {
-	char path[64 + 2 * 64];
+	char path[4096 + 2 * 64 + 32];
 	size_t i, n;
 	int fd;
 
 	if (mod->build_id_len < 2 || mod->build_id_len > 64)
 		return -1;
-	n = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", mod->build_id[0]);
+	n = (size_t)snprintf(path, sizeof(path), "%.4096s/.build-id/%02x/",
+	    sym->debug_dir != NULL ? sym->debug_dir : "/usr/lib/debug", mod->build_id[0]);
 	for (i = 1; i < mod->build_id_len; i++)
 		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", mod->build_id[i]);
 	snprintf(path + n, sizeof(path) - n, ".debug");
@@ -278,7 +301,18 @@ module_open(struct profil_symbolizer *sym, struct profil_module *mod)
 	}
 	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
+		/* Deleted or on another machine: the debug store may still hold it by build-id. */
 		mod->status = PROFIL_MODULE_MISSING;
+		fd = module_open_by_build_id(sym, mod);
+		if (fd >= 0 && module_report(sym, mod, mod->path, fd) == 0 &&
+		    module_load_segments(mod) == 0) {
+			(void)module_load_aliases(mod);
+			mod->status = PROFIL_MODULE_OK;
+		} else if (mod->dwfl != NULL) {
+			dwfl_end(mod->dwfl);
+			mod->dwfl = NULL;
+			mod->dm = NULL;
+		}
 		return;
 	}
 	err = module_report(sym, mod, mod->path, fd);
@@ -295,7 +329,7 @@ module_open(struct profil_symbolizer *sym, struct profil_module *mod)
 		mod->dwfl = NULL;
 		mod->dm = NULL;
 		mod->status = PROFIL_MODULE_CHANGED;
-		fd = module_open_by_build_id(mod);
+		fd = module_open_by_build_id(sym, mod);
 		if (fd < 0 || module_report(sym, mod, mod->path, fd) != 0)
 			return;
 	}

@@ -57,6 +57,13 @@ enum profil_module_status {
  * /usr/lib/debug, as eu-addr2line).  Returns NULL with errno ENOMEM. */
 struct profil_symbolizer *profil_symbolizer_new(void);
 
+/*
+ * Looks for separate debug files and for binaries by build-id under dir instead of
+ * /usr/lib/debug (dir/.build-id/xx/yyyy.debug, and debug links in dir).  Call it before the
+ * first module.  Returns 0 or -ENOMEM.
+ */
+int profil_symbolizer_set_debug_dir(struct profil_symbolizer *sym, const char *dir);
+
 /* Frees the session, its modules and every location it returned. */
 void profil_symbolizer_free(struct profil_symbolizer *sym);
 

@@ -4,7 +4,8 @@
  * libc, a library deleted after it ran, and a build-id that no longer matches.  Mappings come
  * from /proc/self/maps, as the recorder takes them, and every place is looked up afterwards.
  *
- * usage: symbolize PLUGIN.so GONE.so   (GONE.so is a copy this program deletes)
+ * usage: symbolize PLUGIN.so GONE.so [DEBUGDIR BUILDID]
+ * GONE.so is a copy this program deletes; DEBUGDIR/.build-id/ holds a copy under its BUILDID (hex).
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -157,8 +158,8 @@ main(int argc, char **argv)
 	void *plugin, *gone;
 	size_t i;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: symbolize PLUGIN.so GONE.so\n");
+	if (argc != 3 && argc != 5) {
+		fprintf(stderr, "usage: symbolize PLUGIN.so GONE.so [DEBUGDIR BUILDID]\n");
 		return 2;
 	}
 	sink = outer_function(probe_ptr);
@@ -244,5 +245,26 @@ main(int argc, char **argv)
 		    !loc->known, "stale build-id: no function name");
 	}
 	profil_symbolizer_free(sym);
+
+	/* The deleted library again, with its build-id and a debug store that has it. */
+	if (argc == 5) {
+		uint8_t bid[64];
+		size_t len = 0;
+		unsigned int byte;
+
+		while (len < sizeof(bid) && sscanf(argv[4] + 2 * len, "%2x", &byte) == 1)
+			bid[len++] = (uint8_t)byte;
+		sym = profil_symbolizer_new();
+		if (!tap_check(sym != NULL && profil_symbolizer_set_debug_dir(sym, argv[3]) == 0,
+		    "a session with the debug store %s", argv[3]))
+			return tap_done();
+		loc = lookup(sym, gone_ret - 1, bid, len, "deleted library, by build-id");
+		expect(loc, 0, "plugin_call", "gone.so", "plugin.c", plugin_line,
+		    "deleted library found in the debug store");
+		if (loc != NULL)
+			tap_check(profil_module_status(loc->module) == PROFIL_MODULE_OK,
+			    "deleted library, by build-id: status OK");
+		profil_symbolizer_free(sym);
+	}
 	return tap_done();
 }
