@@ -18,4 +18,12 @@ test_expect_success 'the per-thread tables are merged at exit: each arc is one r
 	test $n -eq 2	# main -> threads, thread_main -> tcount
 '
 
+# 600 threads one after the other, more than the 256 tables: a thread that ends leaves its
+# table to the next one, and no call is lost.
+mkdir churn && (cd churn && "$PG/gmon-work" churn 600) 2>churn.err
+test_expect_success '600 threads in turn, 10 calls each: 6000 calls, no table ran out' '
+	test "$(gmon_calls "$PG/gmon-work" "$(gmon_file churn)" tcount)" = 6000 &&
+	! test -s churn.err
+'
+
 test_done

@@ -5,6 +5,9 @@
  *	                       measured per call and written to truth.txt; counted() 1000 times
  *	                       and thrice() 3 times from main
  *	gmon-work threads N    N threads call tcount() 1000 times each
+ *	gmon-work churn N      N threads one after the other, each calls tcount() 10 times
+ *	gmon-work signals      counted() 20000000 times while a -pg SIGPROF handler calls
+ *	                       in_handler() every ms of CPU time; prints "handled COUNT"
  *	gmon-work END          counted() 1000 times and spin_a for 100 ms, then END: exit, _exit,
  *	                       segv, abort, kill (SIGKILL), chdir (chdir("/") first), exec (execs
  *	                       /bin/true), fork (the child calls child_only() 7 times, the parent
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +53,7 @@ void leaf(void);
 void child_only(void);
 void parent_only(void);
 void stopped_work(unsigned long n);
+void in_handler(void);
 
 void
 spin_a(unsigned long n)
@@ -127,6 +132,12 @@ parent_only(void)
 	sink += 13;
 }
 
+void
+in_handler(void)
+{
+	sink += 17;
+}
+
 /* Calls fn until it has used ms of this thread's CPU time; returns the nanoseconds used. */
 static unsigned long long
 spin_for(void (*fn)(unsigned long), unsigned long long ms)
@@ -186,6 +197,69 @@ threads(int n)
 			return 1;
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
+	return 0;
+}
+
+static void *
+churn_main(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 10; i++)
+		tcount();
+	return NULL;
+}
+
+/* More threads than the runtime has tables: those of ended threads are reused. */
+static int
+churn(int n)
+{
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&t, NULL, churn_main, NULL) != 0)
+			return 1;
+		pthread_join(t, NULL);
+	}
+	return 0;
+}
+
+static volatile sig_atomic_t handled;
+
+static void
+on_prof(int signo)
+{
+	(void)signo;
+	handled++;
+	in_handler();
+}
+
+/*
+ * A -pg signal handler interrupting -pg code, at times inside mcount itself: nothing may
+ * deadlock or crash, main's calls all count, the handler's at most once each.
+ */
+static int
+signals(void)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct sigaction sa;
+	int i, j;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_prof;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGPROF, &sa, NULL);
+	setitimer(ITIMER_PROF, &it, NULL);
+	for (i = 0; i < 200; i++) {
+		for (j = 0; j < 100000; j++)
+			counted();
+		spin_a(500000);
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_PROF, &it, NULL);
+	printf("handled %d\n", (int)handled);
 	return 0;
 }
 
@@ -320,10 +394,14 @@ main(int argc, char **argv)
 		arcs();
 		return 0;
 	}
+	if (argc >= 3 && strcmp(argv[1], "churn") == 0)
+		return churn(atoi(argv[2]));
+	if (argc >= 2 && strcmp(argv[1], "signals") == 0)
+		return signals();
 	if (argc >= 2 && strcmp(argv[1], "api") == 0)
 		return api();
 	if (argc >= 2)
 		return ending(argv[1]);
-	fprintf(stderr, "usage: gmon-work flat MS | threads N | arcs | api | END\n");
+	fprintf(stderr, "usage: gmon-work flat MS | threads N | churn N | signals | arcs | api | END\n");
 	return 2;
 }
