@@ -26,6 +26,8 @@ python3              t3003: a real interpreter to profile; t4003 drives Chromium
 xz-utils             t3003: a real compressor to profile
 gzip                 t3003: another, a program without symbols
 sqlite3              t3003: a real database shell to profile
+libgoogle-perftools4 bench/record.sh: gperftools' libprofiler.so, compared with profil record
+google-perftools     bench/record.sh: google-pprof reads libprofiler's profiles
 "
 missing=
 for p in $(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }'); do

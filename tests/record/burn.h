@@ -26,7 +26,11 @@ burn_process_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* noinline and one copy per name: the profile must see separate functions. */
+/*
+ * noinline and one copy per name: the profile must see separate functions.  name(s) burns s
+ * seconds of the thread's CPU time; name##_blocks(n) does a fixed amount of work (n blocks of
+ * the same loop), for benchmarks that must measure how much longer the same work takes.
+ */
 #define BURNER(name)                                                    \
 	__attribute__((noinline)) void name(double s);                  \
 	__attribute__((noinline)) void name(double s)                   \
@@ -34,6 +38,14 @@ burn_process_cpu(void)
 		volatile unsigned long x = 0;                           \
 		double end = burn_thread_cpu() + s;                     \
 		while (burn_thread_cpu() < end)                         \
+			for (unsigned long i = 0; i < 100000; i++)     \
+				x += i * i;                             \
+	}                                                               \
+	__attribute__((noinline)) void name##_blocks(unsigned long n);  \
+	__attribute__((noinline)) void name##_blocks(unsigned long n)   \
+	{                                                               \
+		volatile unsigned long x = 0;                           \
+		while (n-- > 0)                                         \
 			for (unsigned long i = 0; i < 100000; i++)     \
 				x += i * i;                             \
 	}
