@@ -119,6 +119,8 @@ void profil_gmon_name(char *out, size_t len, pid_t pid);
  */
 void profil_gmon_finish(void);
 int profil_gmon_quiesce(void);
+/* Merges nslots slots in place into one record per arc; returns how many, or -errno. */
+long profil_gmon_merge(struct profil_gmon_arc *arcs, size_t nslots);
 
 /* src/gmon/control.c: start and stop, engine lock held. */
 int profil_gmon_start_locked(void);

@@ -70,8 +70,8 @@ arc_hash(uint64_t from, uint64_t to, size_t mask)
  * index from (from_pc, self_pc) to merged record is an anonymous mapping (mmap is a system
  * call; malloc would not be safe here).  Returns the number of merged records, or -errno.
  */
-static long
-merge_tables(struct profil_gmon_arc *arcs, size_t nslots)
+long
+profil_gmon_merge(struct profil_gmon_arc *arcs, size_t nslots)
 {
 	struct profil_gmon_arc rec;
 	size_t i, j, used = 0, w = 0, nidx = 16, mask;
@@ -130,7 +130,7 @@ profil_gmon_finish(void)
 	if (n > PROFIL_GMON_TABLES)
 		n = PROFIL_GMON_TABLES;
 	arcs = (struct profil_gmon_arc *)(g->buf + g->arcs_off);
-	merged = merge_tables(arcs, n * g->nslots);
+	merged = profil_gmon_merge(arcs, n * g->nslots);
 	if (merged < 0)
 		return;
 	end = g->arcs_off + (size_t)merged * sizeof(*arcs);
