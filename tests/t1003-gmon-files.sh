@@ -48,8 +48,14 @@ test_expect_success 'a file owned by someone else is not clobbered' '
 '
 
 # OpenBSD gmon.c ignores PROFDIR when issetugid(); here AT_SECURE says the same.
+# nobody must reach the program and the library it loads: both go into the test directory
+# (the build tree may be private, and a set-user-ID program ignores LD_LIBRARY_PATH).
 chmod 755 "$TRASH"
-mkdir suid suid/pd && chmod 777 suid suid/pd && cp "$PG/gmon-work" suid/ && cp suid/gmon-work suid/plain
+mkdir suid suid/pd && chmod 777 suid suid/pd
+cp "$B/libprofil.so.0" suid/ && ln -s libprofil.so.0 suid/libprofil.so
+${CC:-cc} -O2 -pg -fno-inline -pthread -I"$ROOT/include" -o suid/gmon-work \
+	"$ROOT/tests/pg/gmon-work.c" -L"$TRASH/suid" -Wl,-rpath,"$TRASH/suid" -lprofil
+cp suid/gmon-work suid/plain
 chmod 4755 suid/gmon-work
 test_expect_success 'PROFDIR is ignored by a set-user-ID program' '
 	cd suid && PROFDIR=$PWD/pd setpriv --reuid=65534 --regid=65534 --clear-groups \
