@@ -37,6 +37,15 @@ test_expect_success 'SIGKILL, which nothing can catch: status 137, the whole pro
 	test $rc -eq 137 && whole kill
 '
 
+# Under a seccomp filter no file can be opened at exit; the shared mapping needs none.
+rc=$(run seccomp seccomp)
+test_expect_success 'seccomp strict mode, then a forbidden call: killed (137), the whole profile' '
+	test $rc -eq 137 && whole seccomp &&
+	test "$(gmon_calls "$PG/gmon-work" "$(gmon_file seccomp)" spin_b)" = 400 &&
+	gprof -b -p "$PG/gmon-work" "$(gmon_file seccomp)" |
+	    awk "\$NF == \"spin_b\" && \$3 > 0 { ok = 1 } END { exit !ok }"
+'
+
 # "A forked child keeps profiling and writes its own file".
 rc=$(run fork fork)
 child=$(sed -n 's/^child //p' fork.out)

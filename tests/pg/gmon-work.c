@@ -9,7 +9,8 @@
  *	gmon-work signals      counted() 20000000 times while a -pg SIGPROF handler calls
  *	                       in_handler() every ms of CPU time; prints "handled COUNT"
  *	gmon-work END          counted() 1000 times and spin_a for 100 ms, then END: exit, _exit,
- *	                       segv, abort, kill (SIGKILL), chdir (chdir("/") first), exec (execs
+ *	                       segv, abort, kill (SIGKILL), seccomp (strict mode, 400 calls of
+ *	                       spin_b, then a forbidden system call), chdir (chdir("/") first), exec (execs
  *	                       /bin/true), fork (the child calls child_only() 7 times, the parent
  *	                       parent_only() 5 times)
  *	gmon-work quick        counted() 1000 times
@@ -23,7 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -293,6 +297,14 @@ ending(const char *how)
 		abort();
 	if (strcmp(how, "kill") == 0)
 		raise(SIGKILL);
+	if (strcmp(how, "seccomp") == 0) {
+		/* Only read, write, exit and sigreturn from here: the ticks go on, no file is opened. */
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) != 0)
+			return 1;
+		for (i = 0; i < 400; i++)
+			spin_b(200000);
+		syscall(SYS_getpid);	/* not allowed: the kernel kills the process */
+	}
 	if (strcmp(how, "exec") == 0) {
 		execl("/bin/true", "true", (char *)NULL);
 		return 1;
