@@ -19,13 +19,13 @@ targets="$S/demo"
 for f in "$ROOT"/tests/unit/*.c; do
 	targets="$targets $S/tests/unit/$(basename "$f" .c)"
 done
-# The test programs that take no arguments and cover the whole classic API.
-progs=
-for p in profil_api pcsample; do
-	if [ -f "$ROOT/tests/progs/$p.c" ]; then
-		progs="$progs $p"
-		targets="$targets $S/tests/progs/$p"
-	fi
+# The test programs that cover the whole classic API, threads and fork: "name args...".
+runs="profil_api
+pcsample
+fork profil
+fork pcsample"
+for p in profil_api pcsample fork; do
+	[ -f "$ROOT/tests/progs/$p.c" ] && targets="$targets $S/tests/progs/$p"
 done
 
 test_expect_success 'the library, unit tests and test programs build under ASan and UBSan' '
@@ -50,10 +50,13 @@ done
 # The test programs hand profil() buffers that must outlive profiling and leave them to the
 # end of main: leak reports there say nothing about the library, so only the unit tests and
 # the demo run with LeakSanitizer.
-for p in $progs; do
-	sanitized_run "$p under sanitizers" env ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
-	    "$S/tests/progs/$p"
-done
+printf '%s\n' "$runs" > runs
+while read -r p args; do
+	[ -f "$ROOT/tests/progs/$p.c" ] || continue
+	# shellcheck disable=SC2086
+	sanitized_run "$p $args under sanitizers" env ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+	    "$S/tests/progs/$p" $args
+done < runs
 test_expect_success 'the demo runs clean under sanitizers' '
 	"$S/demo" 0.5 > out 2>&1
 	rc=$?
