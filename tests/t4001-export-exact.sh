@@ -101,6 +101,17 @@ test_expect_success 'gmon: a bin over 65535 ticks is split into identical record
 	cat gprof.txt &&
 	grep -q "^100.00 *87.50 *87.50  *pie_work$" gprof.txt
 '
+test_expect_success 'two processes: folded counts double, pprof still agrees with profil report' '
+	mkdir two && cp one.profil two/a.1.profil && cp one.profil two/b.2.profil &&
+	"$P" export -f folded two > two.folded 2> /dev/null &&
+	awk "{ \$NF = 2 * \$NF; print }" out.folded | cmp - two.folded &&
+	"$P" report --tsv two 2> /dev/null | awk -F "\t" "NR > 1 { print \$7, \$6 }" | sort > two.want &&
+	"$P" export -f pprof -o two.pb.gz two 2> /dev/null &&
+	go tool pprof -top -noinlines -nodefraction=0 -nodecount=100000 -sample_index=samples \
+		two.pb.gz > top2.txt 2>&1 &&
+	awk "/^ *flat/ { on = 1; next } on && \$1 > 0 { print \$6, \$1 }" top2.txt | sort > two.got &&
+	diff two.want two.got
+'
 
 # Usage errors: exit 2 and a message.
 usage_error() {

@@ -369,6 +369,9 @@ header(struct pprof *pp, struct profil_report *r, struct pb *b)
 		pb_uint(b, PROFILE_PERIOD, (uint64_t)(seconds * 1e9 / (double)total + 0.5));
 	for (i = 0; i < profil_report_nfiles(r); i++) {
 		f = profil_report_file(r, i, NULL);
+		/* A file without a clock reading (start 0) says nothing about when it ran. */
+		if (f->hdr.start_ns == 0 || f->hdr.end_ns < f->hdr.start_ns)
+			continue;
 		if (f->hdr.start_ns < start)
 			start = f->hdr.start_ns;
 		if (f->hdr.end_ns > end)
