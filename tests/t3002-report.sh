@@ -73,6 +73,17 @@ test_expect_success 'default ./profil.out/: two processes merge by function' '
 	row pie_work | grep -q "	1.250000	1000	pie_work	" &&
 	tail -n 1 out.tsv | grep -q "^0.4975	[0-9.]*	[0-9.]*	2.512500	"
 '
+test_expect_success 'two processes at different load addresses merge by function' '
+	mkdir aslr && cp "$B/tests/report/libplugin.so" gone.so &&
+	"$B/tests/report/mkprofile" aslr/a.profil "$B/tests/report/libplugin.so" gone.so > a.expect &&
+	cp "$B/tests/report/libplugin.so" gone.so &&
+	"$B/tests/report/mkprofile" aslr/b.profil "$B/tests/report/libplugin.so" gone.so > b.expect &&
+	a=$(sed -n "s/^# pie_work at //p" a.expect) && b=$(sed -n "s/^# pie_work at //p" b.expect) &&
+	echo "pie_work at $a and $b" && test "$a" != "$b" &&
+	"$P" report --tsv aslr > out.tsv 2> /dev/null &&
+	test "$(row pie_work | wc -l)" = 1 && row pie_work | grep -q "	1000	pie_work	" &&
+	row shared_call | grep -q "	600	shared_call	" && row plugin_call | grep -q "	240	plugin_call	"
+'
 
 # Usage errors: exit 2 and a message naming what was wrong.
 usage_error() {

@@ -193,6 +193,7 @@ main(int argc, char **argv)
 	gone = (uintptr_t)dlsym(hg, "plugin_call") + 1;
 	libc = (uintptr_t)dlsym(RTLD_DEFAULT, "getpid");
 	printf("pie_work %s 500\n", path_of((void *)pie));
+	printf("# pie_work at 0x%llx\n", (unsigned long long)pie - 1);
 	printf("shared_call libshared.so 300\n");
 	printf("plugin_call %s 120\n", path_of((void *)plugin));
 	printf("getpid %s 50\n", path_of((void *)libc));
