@@ -16,6 +16,7 @@ libdw-dev            elfutils: ELF/DWARF symbolization in profil(1)
 libelf-dev           elfutils: ELF reading
 zlib1g-dev           compressed exports
 mandoc               t9001 lints and renders the mdoc man pages
+groff-base           t9001 renders the man pages as man-db's man(1) does
 cppcheck             make lint (t9003)
 golang-go            go tool pprof reads the pprof export (t4001, t4002)
 chromium             headless browser for the SVG flame graph test (t4003)
