@@ -1,7 +1,8 @@
 #!/bin/sh
 # t9001-man: the man pages are part of the change (STYLE.md).  Each page passes mandoc's lint
 # with nothing at WARNING level or above (STYLE messages, such as source lines over 80 bytes,
-# are not failures), renders with a NAME, names its own file in .Dt, and every function that
+# are not failures), renders with a NAME under mandoc and without a warning under groff (what
+# man-db's man(1) uses), names its own file in .Dt, and every function that
 # include/profil.h exports is documented by some page, under a file name that `make install`
 # puts in man3.
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +27,12 @@ for page in "$MAN"/man[1-9]/*.[1-9]; do
 		sed "s/.$(printf "\\b")//g" out | grep -q "^NAME\$" &&
 		title=$(sed -n "s/^\.Dt \([^ ]*\) \([0-9]\).*/\1.\2/p" "$page" | tr "[:upper:]" "[:lower:]") &&
 		test "$title" = "$name"
+	'
+	# man(1) on Debian (man-db) formats with groff, not mandoc.
+	test_expect_success "$name: groff -mandoc renders it without a warning" '
+		groff -mandoc -Tutf8 -ww -z "$page" > groff.err 2>&1
+		cat groff.err
+		! test -s groff.err
 	'
 done
 
