@@ -30,6 +30,8 @@ for s in "$ROOT"/bench/*.sh; do
 	fi
 	ran=$((ran + 1))
 done
+echo
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 if [ "$ran" -eq 0 ]; then
 	echo "bench: no bench/*.sh to run" >&2
 	status=1
