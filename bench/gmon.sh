@@ -65,7 +65,8 @@ nopg_call() {
 }
 
 median() {
-	sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	sort -n | awk '{ v[NR] = $1 }
+		END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 : > "$OUT/results"

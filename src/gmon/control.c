@@ -24,7 +24,7 @@ struct profil_gmon profil_gmon_rt = { .fd = -1, .dirfd = -1 };
 
 #define DEFAULT_HZ	100		/* gprof's familiar 0.01 seconds a sample */
 #define ARCDENSITY	3		/* glibc: arcs per 100 bytes of text */
-#define ARCS_MIN	1024		/* per thread; glibc's MINARCS 50 is for the whole program */
+#define ARCS_MIN	1024		/* per thread; glibc's MINARCS 50 is per program */
 #define ARCS_DEFAULT_MAX 65536		/* per thread: 2.7 MB of file each unless PROFIL_ARCS */
 #define ARCS_MAX	(1 << 20)	/* glibc's MAXARCS */
 #define HIST_OFF	(PROFIL_GMON_HDR_SIZE + sizeof(struct profil_gmon_arc))
@@ -219,7 +219,10 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	arcs = env_number("PROFIL_ARCS", ARCS_MAX);
 	if (arcs == 0) {
 		arcs = text / 100 * ARCDENSITY;
-		arcs = arcs < ARCS_MIN ? ARCS_MIN : arcs > ARCS_DEFAULT_MAX ? ARCS_DEFAULT_MAX : arcs;
+		if (arcs < ARCS_MIN)
+			arcs = ARCS_MIN;
+		if (arcs > ARCS_DEFAULT_MAX)
+			arcs = ARCS_DEFAULT_MAX;
 	}
 	g->maxarcs = arcs;
 	/* At most three quarters full, so a probe always ends. */
@@ -258,7 +261,8 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	write_header(g);
 	if (profil_gmon_tables_init() < 0)
 		goto fail;
-	g->membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	g->membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
+	    0) == 0;
 	profil_engine_hook_add(PROFIL_HOOK_FORK_CHILD, fork_child, NULL);
 	pthread_atfork(fork_prepare, fork_parent, NULL);
 	profil_exit_hook_add(at_exit, NULL);

@@ -77,7 +77,7 @@ struct profil_gmon {
 
 	/* Histogram: the engine ticks into the file's bins. */
 	uintptr_t lowpc, highpc;	/* run-time addresses */
-	uintptr_t bias;			/* load bias of the executable: file addresses are relative */
+	uintptr_t bias;			/* the executable's load bias (file addresses: pc - bias) */
 	size_t samplesize;		/* bytes of bins */
 	unsigned int hz;
 	struct profil_bins bins;

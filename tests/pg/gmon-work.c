@@ -10,9 +10,9 @@
  *	                       in_handler() every ms of CPU time; prints "handled COUNT"
  *	gmon-work END          counted() 1000 times and spin_a for 100 ms, then END: exit, _exit,
  *	                       segv, abort, kill (SIGKILL), seccomp (strict mode, 400 calls of
- *	                       spin_b, then a forbidden system call), chdir (chdir("/") first), exec (execs
- *	                       /bin/true), fork (the child calls child_only() 7 times, the parent
- *	                       parent_only() 5 times)
+ *	                       spin_b, then a forbidden system call), chdir (chdir("/") first),
+ *	                       exec (execs /bin/true), fork (the child calls child_only() 7 times,
+ *	                       the parent parent_only() 5 times)
  *	gmon-work quick        counted() 1000 times
  *	gmon-work arcs         leaf() from 64 call sites: 64 distinct arcs
  *	gmon-work api          profil_gmon() and moncontrol(), printing TAP lines
@@ -298,7 +298,7 @@ ending(const char *how)
 	if (strcmp(how, "kill") == 0)
 		raise(SIGKILL);
 	if (strcmp(how, "seccomp") == 0) {
-		/* Only read, write, exit and sigreturn from here: the ticks go on, no file is opened. */
+		/* Only read, write, exit and sigreturn from here; the ticks go on. */
 		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) != 0)
 			return 1;
 		for (i = 0; i < 400; i++)
@@ -344,7 +344,7 @@ api(void)
 	errno = 0;
 	r = profil_gmon(st.buf, st.buflen, st.samplesize, st.offset, 65537, -1);
 	tap_check(r == -1 && errno == EINVAL, "\"The scale value is too large\": EINVAL");
-	/* The order: scale is checked before the buffer, so a large scale with another is EINVAL. */
+	/* The order: the scale is checked before the buffer. */
 	errno = 0;
 	r = profil_gmon(other, sizeof(other), sizeof(other), 0, 65537, -1);
 	tap_check(r == -1 && errno == EINVAL, "a too large scale is EINVAL before EALREADY");
@@ -414,6 +414,7 @@ main(int argc, char **argv)
 		return api();
 	if (argc >= 2)
 		return ending(argv[1]);
-	fprintf(stderr, "usage: gmon-work flat MS | threads N | churn N | signals | arcs | api | END\n");
+	fprintf(stderr, "usage: gmon-work flat MS | threads N | churn N | signals | arcs | api |"
+	    " END\n");
 	return 2;
 }
