@@ -48,6 +48,9 @@ test_expect_success 'pprof: go tool pprof -top -noinlines agrees with profil rep
 	awk -F "\t" "NR > 1 { print \$7, \$6 }" report.tsv | sort > report.want &&
 	diff report.want pprof.got
 '
+test_expect_success 'pprof: mapping 0 is the main binary (pprof names it in its heading)' '
+	grep -q "^File: callers$" top.txt
+'
 test_expect_success 'pprof: the inlined right_inner is a frame, on exactly the folded hot_b stacks' '
 	go tool pprof -top -cum -nodefraction=0 -nodecount=100000 -sample_index=samples \
 		rec.pb.gz > cum.txt 2>&1 &&

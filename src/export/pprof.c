@@ -207,11 +207,10 @@ oom:
 }
 
 static uint64_t
-mapping_id(struct pprof *pp, const struct profil_stack *st, const struct profil_stack_frame *fr)
+mapping_id(struct pprof *pp, size_t file_index, const struct profil_file *file,
+    const struct profil_file_mapping *m)
 {
-	const struct profil_file_mapping *m = fr->map;
-	struct idslot *e = id_find(&pp->mapping_ids, st->file_index,
-	    (uint64_t)(m - st->file->maps));
+	struct idslot *e = id_find(&pp->mapping_ids, file_index, (uint64_t)(m - file->maps));
 	char hex[2 * PROFIL_FORMAT_MAX_BUILD_ID + 1];
 	uint32_t i;
 
@@ -267,7 +266,7 @@ function_id(struct pprof *pp, const char *name, const char *file)
 static uint64_t
 location_id(struct pprof *pp, const struct profil_stack *st, const struct profil_stack_frame *fr)
 {
-	uint64_t mid = fr->map != NULL ? mapping_id(pp, st, fr) : 0;
+	uint64_t mid = fr->map != NULL ? mapping_id(pp, st->file_index, st->file, fr->map) : 0;
 	const struct profil_frame *f;
 	struct idslot *e;
 	struct pb line = { NULL, 0, 0, 0 };
@@ -384,6 +383,22 @@ header(struct pprof *pp, struct profil_report *r, struct pb *b)
 	}
 }
 
+/* profile.proto: "mapping[0] will be the main binary", the one pprof names in its heading; so
+ * the executables' mappings are numbered before any library's. */
+static void
+main_mappings(struct pprof *pp, struct profil_report *r)
+{
+	const struct profil_file *f;
+	size_t i, j;
+
+	for (i = 0; i < profil_report_nfiles(r); i++) {
+		f = profil_report_file(r, i, NULL);
+		for (j = 0; j < f->nmaps; j++)
+			if (f->hdr.exe[0] != '\0' && strcmp(f->maps[j].path, f->hdr.exe) == 0)
+				mapping_id(pp, i, f, &f->maps[j]);
+	}
+}
+
 /* gzip (windowBits 15 + 16) of the whole message to out. */
 static int
 gzip_write(const struct pb *b, FILE *out)
@@ -435,6 +450,7 @@ profil_export_pprof(struct profil_report *r, FILE *out)
 	pp.nstrs = 1;
 	pb_len(&pp.strings, PROFILE_STRING_TABLE, "", 0);
 	header(&pp, r, &all);
+	main_mappings(&pp, r);
 	err = profil_report_stacks(r, add_sample, &pp);
 	if (err == 0)
 		err = pp.error;
