@@ -72,4 +72,15 @@ test_expect_success 'exec: the new image runs to its end (status 0), the profile
 	test $rc -eq 0 && whole exec
 '
 
+# A fork child that execs becomes another program: it leaves no copy of the parent's profile.
+rc=$(run forkexec forkexec)
+child=$(sed -n 's/^child //p' forkexec.out)
+test_expect_success 'fork, then exec in the child: only the parent file remains' '
+	test $rc -eq 0 && test -n "$child" && test $(ls forkexec/gmon.gmon-work.*.out | wc -l) = 1 &&
+	! test -e forkexec/gmon.gmon-work.$child.out && whole forkexec
+'
+test_expect_success '... while after an exec that failed, the child had its file back' '
+	grep -qx "restored 1" forkexec.out
+'
+
 test_done

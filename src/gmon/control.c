@@ -131,6 +131,9 @@ profil_gmon_stop_locked(void)
  * threaded parent still run during that copy.
  */
 static _Thread_local int fork_pipe[2] = { -1, -1 };
+static pid_t profile_pid;	/* the process the file belongs to (not a vfork child) */
+static int forked;		/* this process's file began as a copy at fork */
+static int unlinked;		/* removed before an exec that may yet fail */
 
 static void
 fork_prepare(void)
@@ -168,6 +171,8 @@ fork_child(void *arg)
 		goto done;
 	if (profil_gmon_file_relocate(g->dirfd) == 0) {
 		profil_gmon_thread_forget_all();
+		profile_pid = getpid();
+		forked = 1;
 		goto done;
 	}
 	/* Never write into the parent's file: this child goes unprofiled. */
@@ -182,6 +187,39 @@ done:
 		close(fork_pipe[1]);
 		fork_pipe[0] = fork_pipe[1] = -1;
 	}
+}
+
+/*
+ * exec(3) in a fork child: the child becomes another program, and its file so far is mostly a
+ * copy of the parent's profile, which a shell or a server would leave once per command.  "exec
+ * ends profiling", so such a child leaves no file; the parent's own profile is kept whole.  If
+ * the exec fails, the file comes back with everything in it.  A vfork child shares the parent's
+ * memory and is left alone.
+ */
+static void
+exec_before(void *arg)
+{
+	struct profil_gmon *g = &profil_gmon_rt;
+
+	(void)arg;
+	if (!atomic_load(&g->setup) || atomic_load(&g->finished) || !forked ||
+	    getpid() != profile_pid)
+		return;
+	if (unlinkat(g->dirfd, g->name, 0) == 0)
+		unlinked = 1;
+}
+
+static void
+exec_failed(void *arg)
+{
+	struct profil_gmon *g = &profil_gmon_rt;
+
+	(void)arg;
+	if (!unlinked || getpid() != profile_pid)
+		return;
+	unlinked = 0;
+	if (profil_gmon_file_relocate(g->dirfd) < 0)
+		profil_gmon_warn("cannot create the profile again", g->name);
 }
 
 static void
@@ -265,6 +303,9 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	    0) == 0;
 	profil_engine_hook_add(PROFIL_HOOK_FORK_CHILD, fork_child, NULL);
 	pthread_atfork(fork_prepare, fork_parent, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_EXEC_BEFORE, exec_before, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_EXEC_FAILED, exec_failed, NULL);
+	profile_pid = getpid();
 	profil_exit_hook_add(at_exit, NULL);
 	atomic_store(&g->setup, 1);
 

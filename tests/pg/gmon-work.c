@@ -12,7 +12,8 @@
  *	                       segv, abort, kill (SIGKILL), seccomp (strict mode, 400 calls of
  *	                       spin_b, then a forbidden system call), chdir (chdir("/") first),
  *	                       exec (execs /bin/true), fork (the child calls child_only() 7 times,
- *	                       the parent parent_only() 5 times)
+ *	                       the parent parent_only() 5 times), forkexec (the child fails to
+ *	                       exec a missing file, then execs /bin/true)
  *	gmon-work quick        counted() 1000 times
  *	gmon-work arcs         leaf() from 64 call sites: 64 distinct arcs
  *	gmon-work api          profil_gmon() and moncontrol(), printing TAP lines
@@ -308,6 +309,29 @@ ending(const char *how)
 	if (strcmp(how, "exec") == 0) {
 		execl("/bin/true", "true", (char *)NULL);
 		return 1;
+	}
+	if (strcmp(how, "forkexec") == 0) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			/* The first exec fails and the child profiles on; the second succeeds. */
+			struct profil_gmon_status st;
+
+			execl("/nonexistent/true", "true", (char *)NULL);
+			child_only();
+			profil_gmon_status_get(&st);
+			printf("child %d\nrestored %d\n", (int)getpid(),
+			    faccessat(st.dirfd, st.name, F_OK, 0) == 0);
+			fflush(stdout);
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			return 1;
 	}
 	if (strcmp(how, "fork") == 0) {
 		pid_t pid = fork();
