@@ -11,6 +11,17 @@
 
 #include "export/export.h"
 
+/* mkstemp(3) makes 0600; an export is an ordinary file, with the mode open(2) would give it.
+ * Reading the umask means setting it: the command is single-threaded. */
+static mode_t
+creation_mode(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return 0666 & ~mask;
+}
+
 int
 profil_output_open(struct profil_output *o, const char *path)
 {
@@ -34,13 +45,7 @@ profil_output_open(struct profil_output *o, const char *path)
 		free(o->path);
 		return err;
 	}
-	/* mkstemp makes 0600; an export is an ordinary file, readable as the umask allows. */
-	{
-		mode_t mask = umask(0);
-
-		umask(mask);
-		(void)fchmod(fd, 0666 & ~mask);
-	}
+	(void)fchmod(fd, creation_mode());
 	o->f = fdopen(fd, "w");
 	if (o->f == NULL) {
 		err = -errno;
