@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/symbols.h"
@@ -169,6 +170,23 @@ module_build_id_matches(struct profil_module *mod)
  * /usr/lib/debug/.build-id/xx/yyyy.debug; such a file keeps the program headers, symbols and
  * DWARF of the code that ran.
  */
+/*
+ * Opens a binary named by a profile file.  The path is input like any other: a FIFO or a device
+ * there must neither block the report nor be read, so only regular files are accepted.
+ */
+static int
+open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static int
 module_open_by_build_id(struct profil_symbolizer *sym, struct profil_module *mod)
 {
@@ -183,7 +201,7 @@ module_open_by_build_id(struct profil_symbolizer *sym, struct profil_module *mod
 	for (i = 1; i < mod->build_id_len; i++)
 		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", mod->build_id[i]);
 	snprintf(path + n, sizeof(path) - n, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	return fd;
 }
 
@@ -299,7 +317,7 @@ module_open(struct profil_symbolizer *sym, struct profil_module *mod)
 		mod->status = PROFIL_MODULE_PSEUDO;
 		return;
 	}
-	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(mod->path);
 	if (fd < 0) {
 		/* Deleted or on another machine: the debug store may still hold it by build-id. */
 		mod->status = PROFIL_MODULE_MISSING;
