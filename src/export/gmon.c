@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export/export.h"
@@ -106,15 +107,21 @@ static const char *
 segments_read(const char *path, struct gmon_segments *s)
 {
 	Elf64_Ehdr eh;
+	struct stat st;
 	size_t i, n = 0;
 	Elf64_Phdr *ph;
 	int fd;
 
 	s->ph = NULL;
 	s->n = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The path comes from the profile: a FIFO or a device there must not block or be read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return "cannot open binary";
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return "not a regular file";
+	}
 	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr) ||
