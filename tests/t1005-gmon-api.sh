@@ -28,4 +28,10 @@ test_expect_success 'a full arc table is reported once on stderr, and only its a
 	test "$(gmon_calls "$PG/gmon-work" gmon.*.out leaf)" = 15
 '
 
+test_expect_success 'a PROFIL_HZ that is no rate: one line on stderr, and the default 100 Hz' '
+	mkdir badhz && cd badhz && PROFIL_HZ=20001 "$PG/gmon-work" quick 2>err &&
+	test "$(cat err)" = "profil: gmon: ignoring a bad value: '"'"'PROFIL_HZ'"'"'" &&
+	gprof -b -p "$PG/gmon-work" gmon.*.out | grep -q "Each sample counts as 0.01 seconds"
+'
+
 test_done
