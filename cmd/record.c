@@ -31,7 +31,9 @@ usage(FILE *f)
 	    "  -g, --call-graph  record call stacks (frame pointers)\n"
 	    "  -o, --output DIR  where the profiles go (default ./profil.out/)\n"
 	    "  -x, --no-exec   do not record the programs COMMAND's processes exec\n"
-	    "  --clock CLOCK   auto (default), timer (per-thread CPU timers) or perf\n");
+	    "  --clock CLOCK   auto (default: ring where perf events are allowed, else timer/perf),\n"
+	    "                  ring (perf ring buffers, no signals), perf (perf events and a signal\n"
+	    "                  per sample) or timer (per-thread CPU timers and a signal)\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -162,7 +164,7 @@ profil_cmd_record(int argc, char **argv)
 			break;
 		case 'c':
 			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "timer") != 0 &&
-			    strcmp(optarg, "perf") != 0) {
+			    strcmp(optarg, "perf") != 0 && strcmp(optarg, "ring") != 0) {
 				profil_cmd_error("unknown clock", optarg);
 				return 2;
 			}

@@ -30,14 +30,27 @@ test_expect_success 'default output directory is ./profil.out' '
 	ls profil.out/exits.*.profil
 '
 
-test_expect_success '-F 100 uses per-thread timers and records 100 Hz' '
-	"$PROFIL" record -F 100 -o f100 -- "$REC/exits" exit 0.3 > /dev/null; test $? -eq 7 &&
+test_expect_success 'default clock: perf ring buffers where perf events are allowed' '
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid) &&
+	if [ "$paranoid" -le 2 ]; then test "$(dump_field dump clock)" = ring
+	else test "$(dump_field dump clock)" != ring; fi
+'
+
+test_expect_success '--clock timer -F 100: per-thread CPU timers, 100 Hz recorded' '
+	"$PROFIL" record --clock timer -F 100 -o f100 -- "$REC/exits" exit 0.3 > /dev/null
+	test $? -eq 7 &&
 	"$PROFIL" dump f100/*.profil > d100 &&
 	test "$(dump_field d100 requested_hz)" = 100 && test "$(dump_field d100 clock)" = timer &&
 	n=$(dump_total d100) && test "$n" -ge 20 && test "$n" -le 45
 '
 
-test_expect_success '-F 5000 samples at 5 kHz (perf clock where allowed)' '
+test_expect_success '--clock perf: perf events with a signal per sample' '
+	"$PROFIL" record --clock perf -o fperf -- "$REC/exits" exit 0.3 > /dev/null; test $? -eq 7 &&
+	"$PROFIL" dump fperf/*.profil > dperf && test "$(dump_field dperf clock)" = perf &&
+	n=$(dump_total dperf) && test "$n" -ge 250
+'
+
+test_expect_success '-F 5000 samples at 5 kHz' '
 	"$PROFIL" record -F 5000 -o f5k -- "$REC/exits" exit 0.3 > /dev/null; test $? -eq 7 &&
 	"$PROFIL" dump f5k/*.profil > d5k &&
 	test "$(dump_field d5k requested_hz)" = 5000 &&
@@ -52,7 +65,8 @@ test_expect_success 'a rate outside 1..20000 Hz is a usage error' '
 
 test_expect_success 'no command, unknown option: usage errors' '
 	"$PROFIL" record 2> /dev/null; test $? -eq 2 &&
-	"$PROFIL" record --bogus -- true 2> /dev/null; test $? -eq 2
+	"$PROFIL" record --bogus -- true 2> /dev/null; test $? -eq 2 &&
+	"$PROFIL" record --clock sundial -- true 2> /dev/null; test $? -eq 2
 '
 
 test_expect_success 'a command that cannot be run: 127 and a message' '

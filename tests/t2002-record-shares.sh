@@ -58,6 +58,16 @@ test_expect_success 'nearly every tick of the run is in the file (samples vs CPU
 	awk -v c="$cpu" -v n="$n" -v hz="$hz" "BEGIN { exit !(n >= 0.9 * c * hz && hz >= 950) }"
 '
 
+for clock in perf timer; do
+	test_expect_success "the same split with --clock $clock (a signal per sample)" '
+		"$PROFIL" record --clock $clock -o split$clock -- "$REC/split" 1.0 "$PLUGIN" \
+			> /dev/null &&
+		"$PROFIL" report --tsv split$clock > split$clock.tsv &&
+		shares_ok split$clock.tsv 0.50 main_work50 0.25 lib_work25 0.15 plugin_work15 \
+			0.10 main_work10
+	'
+done
+
 "$PROFIL" record -o threads -- "$REC/threads" 1.6 > threads.out
 "$PROFIL" report --tsv threads > threads.tsv
 "$PROFIL" dump threads/*.profil > threads.dump

@@ -31,6 +31,16 @@ test_expect_success 'SIGBUS: flushed, then dies of SIGBUS' 'exit_case bus 135 si
 test_expect_success 'SIGINT: flushed, then dies of SIGINT' 'exit_case int 130 signal 2'
 test_expect_success 'SIGTERM: flushed, then dies of SIGTERM' 'exit_case term 143 signal 15'
 
+# The same through the signal clocks: the flush runs beside a live profiling signal.
+test_expect_success 'SIGSEGV with --clock perf: flushed, dies of SIGSEGV' '
+	rm -rf segv && export PROFIL_RECORD_CLOCK=perf && exit_case segv 139 signal 11 &&
+	test "$(dump_field segv.dump clock)" = perf
+'
+test_expect_success 'SIGTERM with --clock timer: flushed, dies of SIGTERM' '
+	rm -rf term && export PROFIL_RECORD_CLOCK=timer && exit_case term 143 signal 15 &&
+	test "$(dump_field term.dump clock)" = timer
+'
+
 test_expect_success 'SIGKILL: the periodic flush keeps all but at most the last second' '
 	"$PROFIL" record -o kill -- "$REC/exits" kill 2.5 > kill.out 2> kill.err; test $? -eq 137 &&
 	"$PROFIL" dump kill/exits.*.profil > kill.dump &&

@@ -17,31 +17,42 @@ sym_range() {
 
 "$PROFIL" record -g -o g -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
 "$PROFIL" dump g/*.profil > g.dump
+"$PROFIL" record -g --clock perf -o gs -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
+"$PROFIL" dump gs/*.profil > gs.dump
 
 test_expect_success 'the header says stacks were recorded' '
 	test $(( $(dump_field g.dump flags) & 1 )) -eq 1 && test "$(dump_field g.dump max_depth)" -gt 1
 '
 
-test_expect_success 'samples in main_work50 have main as their caller' '
-	set -- $(sym_range "$REC/split" main_work50) && w0=$1 w1=$2 &&
-	set -- $(sym_range "$REC/split" main) && m0=$1 m1=$2 &&
-	total=0 good=0 &&
-	grep "^sample" g.dump | while read -r _ count _ _ leaf caller _; do
+# callers_ok DUMP: samples whose leaf is in main_work50 have main as the next frame (95%).
+callers_ok() {
+	set -- "$1" $(sym_range "$REC/split" main_work50) $(sym_range "$REC/split" main)
+	dump=$1 w0=$2 w1=$3 m0=$4 m1=$5
+	grep "^sample" "$dump" | while read -r _ count _ _ leaf caller _; do
 		case $leaf in *"=$REC/split+"*) ;; *) continue ;; esac
 		off=$((${leaf##*+}))
 		[ $off -ge $w0 ] && [ $off -lt $w1 ] || continue
 		c=-1
 		case $caller in *"=$REC/split+"*) c=$((${caller##*+})) ;; esac
-		total=$((total + count))
-		[ $c -gt $m0 ] && [ $c -le $m1 ] && good=$((good + count))
-		echo "$total $good"
+		total=$((${total:-0} + count))
+		[ $c -gt $m0 ] && [ $c -le $m1 ] && good=$((${good:-0} + count))
+		echo "$total ${good:-0}"
 	done | tail -n 1 > counts &&
 	read -r total good < counts && echo "$good of $total have main as caller" &&
 	test "$total" -ge 200 && test $((good * 100)) -ge $((total * 95))
+}
+
+test_expect_success 'kernel call chains (ring clock): main_work50 is called by main' '
+	test "$(dump_field g.dump clock)" = ring && callers_ok g.dump
+'
+
+test_expect_success 'frame-pointer walk in the handler (perf clock): main_work50 called by main' '
+	test "$(dump_field gs.dump clock)" = perf && callers_ok gs.dump
 '
 
 test_expect_success 'stacks reach the libc start routine (deep, not just leaf+1)' '
-	awk "\$1 == \"sample\" && NF >= 7" g.dump | grep -q "libc.so.6+"
+	awk "\$1 == \"sample\" && NF >= 7" g.dump | grep -q "libc.so.6+" &&
+	awk "\$1 == \"sample\" && NF >= 7" gs.dump | grep -q "libc.so.6+"
 '
 
 test_expect_success 'without -g every sample is the pc alone' '
@@ -52,7 +63,7 @@ test_expect_success 'without -g every sample is the pc alone' '
 '
 
 test_expect_success 'hostile frame pointers (null, odd, unmapped, heap, cycles) never fault' '
-	for clock in perf timer; do
+	for clock in perf timer ring; do
 		"$PROFIL" record -g --clock $clock -F 10000 -o bad$clock -- \
 			"$REC/badfp" 60000000 > bad.out || return 1
 		grep survived bad.out && "$PROFIL" dump bad$clock/*.profil > bad.dump &&

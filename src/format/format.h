@@ -44,6 +44,9 @@ enum profil_exit_kind {
 	PROFIL_EXIT_EXEC = 3,		/* replaced by execve(2); the new image has its own file */
 };
 
+/* header.clock beyond enum profil_clock: perf events written to ring buffers, no signal. */
+#define PROFIL_FILE_CLOCK_RING	3
+
 /* header.flags */
 #define PROFIL_HDR_STACKS	0x1	/* samples carry call stacks (-g) */
 #define PROFIL_HDR_PROGRAM_SIGPROF 0x2	/* the program had its own SIGPROF handler or ITIMER_PROF */
@@ -55,7 +58,7 @@ struct profil_file_header {
 	uint32_t pid;
 	uint32_t ppid;
 	uint32_t requested_hz;
-	uint32_t clock;			/* enum profil_clock: 1 timer, 2 perf */
+	uint32_t clock;			/* 1 timer, 2 perf (a signal per sample), 3 ring */
 	uint64_t achieved_mhz;		/* achieved rate in millihertz: ticks per CPU second */
 	uint64_t start_ns;		/* CLOCK_REALTIME at start */
 	uint64_t end_ns;		/* CLOCK_REALTIME at the last flush */
@@ -143,7 +146,8 @@ void profil_file_free(struct profil_file *f);
 const struct profil_file_mapping *profil_file_mapping_find(const struct profil_file *f,
     uint64_t pc, uint32_t epoch);
 
-/* Text for enum values, for reports: "timer", "perf"; "running", "exit", "signal", "exec". */
+/* Text for enum values, for reports: "timer", "perf", "ring"; "running", "exit", "signal",
+ * "exec". */
 const char *profil_file_clock_name(uint32_t clock);
 const char *profil_file_exit_name(uint32_t exit_kind);
 

@@ -414,6 +414,8 @@ profil_file_clock_name(uint32_t clock)
 		return "timer";
 	case 2:
 		return "perf";
+	case PROFIL_FILE_CLOCK_RING:
+		return "ring";
 	default:
 		return "unknown";
 	}

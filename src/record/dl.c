@@ -3,26 +3,11 @@
  * library loaded later, or closed before the end, can still be attributed.
  */
 #include <dlfcn.h>
-#include <errno.h>
 
 #include "record.h"
 
 static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
-
-static void
-maps_changed(void)
-{
-	int taken, saved_errno = errno;
-
-	if (!profil_rec.enabled || profil_rec.pid != getpid())
-		return;
-	taken = profil_record_lock();
-	profil_record_maps_snapshot();
-	if (taken)
-		profil_record_unlock();
-	errno = saved_errno;
-}
 
 PROFIL_API void *
 dlopen(const char *file, int mode)
@@ -33,7 +18,7 @@ dlopen(const char *file, int mode)
 		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
 	h = real_dlopen(file, mode);
 	if (h != NULL)
-		maps_changed();
+		profil_record_maps_changed();
 	return h;
 }
 
@@ -45,6 +30,6 @@ dlclose(void *handle)
 	if (real_dlclose == NULL)
 		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	r = real_dlclose(handle);
-	maps_changed();
+	profil_record_maps_changed();
 	return r;
 }

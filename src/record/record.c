@@ -5,7 +5,9 @@
  *   PROFIL_RECORD_DIR      output directory, created if missing (default ./profil.out); made
  *                          absolute and exported, so children that chdir write there too
  *   PROFIL_RECORD_HZ       samples per CPU second per thread, 1..20000 (default 1000)
- *   PROFIL_RECORD_CLOCK    auto (default), timer or perf
+ *   PROFIL_RECORD_CLOCK    auto (default): perf ring buffers where perf events are allowed,
+ *                          else the engine's clocks; ring; perf (perf events + a signal per
+ *                          sample); timer (per-thread CPU timers + a signal)
  *   PROFIL_RECORD_STACKS   1: record call stacks (frame-pointer walk), 0: flat (default)
  *   PROFIL_RECORD_EXEC     0: images started by exec from a recorded process are not recorded
  *   PROFIL_RECORD_ENTRIES  distinct stacks kept in memory (default 65536)
@@ -34,6 +36,11 @@ struct profil_record profil_rec;
 
 static atomic_int lock_owner;		/* tid holding the recorder lock, or 0 */
 static unsigned int flush_ms = 1000;
+static int ring_mode;			/* samples come from perf ring buffers, not signals */
+static uint64_t cpu_start_ns;		/* process CPU time at start, for the ring's rate */
+
+/* How often the flusher empties the rings: small enough that they never fill at 20 kHz. */
+#define RING_DRAIN_MS 10
 static atomic_int flusher_running;
 static sigset_t atfork_saved;
 
@@ -107,6 +114,32 @@ env_ulong(const char *name, unsigned long dflt, unsigned long min, unsigned long
 	return x;
 }
 
+static uint64_t
+process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The ring clock's figures in the engine's terms, for the header. */
+static void
+ring_stats(struct profil_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->requested_hz = profil_rec.hz;
+	st->clock = PROFIL_FILE_CLOCK_RING;
+	st->running = 1;
+	st->signals = profil_ring_stats.samples;
+	st->ticks = profil_ring_stats.samples;
+	st->cpu_ns = process_cpu_ns() - cpu_start_ns;
+	st->threads = profil_ring_stats.threads;
+	st->thread_failures = profil_ring_stats.failures;
+	if (st->cpu_ns > 0)
+		st->achieved_hz = (double)st->ticks * 1e9 / (double)st->cpu_ns;
+}
+
 static void
 flush_now(uint32_t kind, int32_t code)
 {
@@ -116,21 +149,57 @@ flush_now(uint32_t kind, int32_t code)
 
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
-	/* The engine lock is never held with the recorder lock: fork takes both, in any order. */
-	profil_engine_lock(&saved);
-	profil_engine_stats_locked(&st);
-	profil_engine_unlock(&saved);
+	if (!ring_mode) {
+		/* The engine lock is never held with the recorder lock: fork takes both. */
+		profil_engine_lock(&saved);
+		profil_engine_stats_locked(&st);
+		profil_engine_unlock(&saved);
+	}
 	taken = profil_record_lock();
+	if (ring_mode) {
+		profil_ring_drain_all();
+		ring_stats(&st);
+	}
 	profil_record_flush_locked(kind, code, &st);
 	if (taken)
 		profil_record_unlock();
+}
+
+static void
+drain_now(void)
+{
+	int taken;
+
+	if (!ring_mode || !profil_rec.enabled || profil_rec.pid != getpid())
+		return;
+	taken = profil_record_lock();
+	profil_ring_drain_all();
+	if (taken)
+		profil_record_unlock();
+}
+
+/* dlopen/dlclose (src/record/dl.c): drained first, samples taken so far keep their epoch. */
+void
+profil_record_maps_changed(void)
+{
+	int taken, saved_errno = errno;
+
+	if (!profil_rec.enabled || profil_rec.pid != getpid())
+		return;
+	taken = profil_record_lock();
+	if (ring_mode)
+		profil_ring_drain_all();
+	profil_record_maps_snapshot();
+	if (taken)
+		profil_record_unlock();
+	errno = saved_errno;
 }
 
 /* The periodic flush bounds what SIGKILL can take: at most one interval of samples. */
 static void *
 flusher_main(void *unused)
 {
-	struct timespec ts = { .tv_sec = flush_ms / 1000, .tv_nsec = (flush_ms % 1000) * 1000000L };
+	unsigned int step = ring_mode ? RING_DRAIN_MS : flush_ms, since = 0;
 	sigset_t all;
 
 	(void)unused;
@@ -138,13 +207,23 @@ flusher_main(void *unused)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "profil-flush");
-	for (;;) {
-		/* First at once: a process killed early still leaves its file, mappings and all. */
+	if (step == 0)
+		step = RING_DRAIN_MS;
+	/* First at once: a process killed early still leaves its file, mappings and all. */
+	if (flush_ms != 0)
 		flush_now(PROFIL_EXIT_RUNNING, 0);
+	for (;;) {
+		struct timespec ts = { .tv_sec = step / 1000, .tv_nsec = (step % 1000) * 1000000L };
+
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
-		ts.tv_sec = flush_ms / 1000;
-		ts.tv_nsec = (flush_ms % 1000) * 1000000L;
+		since += step;
+		if (flush_ms != 0 && since >= flush_ms) {
+			flush_now(PROFIL_EXIT_RUNNING, 0);
+			since = 0;
+		} else {
+			drain_now();
+		}
 	}
 	return NULL;
 }
@@ -155,7 +234,7 @@ flusher_start(void)
 	pthread_attr_t attr;
 	pthread_t t;
 
-	if (flush_ms == 0 || profil_real.pthread_create == NULL)
+	if ((flush_ms == 0 && !ring_mode) || profil_real.pthread_create == NULL)
 		return;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -183,10 +262,25 @@ note_stack_bounds(void)
 }
 
 static void
+open_ring(pid_t tid)
+{
+	if (profil_ring_open(tid, profil_rec.hz, profil_rec.depth > 1) < 0)
+		profil_ring_stats.failures++;
+}
+
+static void
 on_thread_start(void *unused)
 {
+	int taken;
+
 	(void)unused;
 	note_stack_bounds();
+	if (!ring_mode || !profil_rec.enabled || profil_rec.pid != getpid())
+		return;
+	taken = profil_record_lock();
+	open_ring(self_tid());
+	if (taken)
+		profil_record_unlock();
 }
 
 static void
@@ -200,6 +294,8 @@ on_thread_exit(void *unused)
 		return;
 	prctl(PR_GET_NAME, name);
 	taken = profil_record_lock();
+	if (ring_mode)
+		profil_ring_close(self_tid());
 	profil_record_thread_note((uint32_t)self_tid(), name);
 	if (taken)
 		profil_record_unlock();
@@ -260,12 +356,24 @@ atfork_child(void)
 		atomic_store(&s->dropped, 0);
 		profil_rec.nthreads = 0;
 		profil_rec.warned = 0;
+		cpu_start_ns = process_cpu_ns();
+		if (ring_mode) {
+			profil_ring_forget_all();
+			open_ring(getpid());
+		}
 		if (profil_record_choose_path() < 0)
 			profil_rec.enabled = 0;
 		else
 			flusher_start();
 	}
 	pthread_sigmask(SIG_SETMASK, &atfork_saved, NULL);
+}
+
+static void
+open_ring_cb(pid_t tid, void *unused)
+{
+	(void)unused;
+	open_ring(tid);
 }
 
 static int
@@ -308,6 +416,8 @@ setup(void)
 	profil_rec.clock = PROFIL_CLOCK_AUTO;
 	if (clock != NULL && strcmp(clock, "timer") == 0)
 		profil_rec.clock = PROFIL_CLOCK_TIMER;
+	else if (clock != NULL && strcmp(clock, "ring") == 0)
+		profil_rec.clock = PROFIL_FILE_CLOCK_RING;
 	else if (clock != NULL && strcmp(clock, "perf") == 0)
 		profil_rec.clock = PROFIL_CLOCK_PERF;
 	else if (clock != NULL && *clock != '\0' && strcmp(clock, "auto") != 0)
@@ -358,6 +468,27 @@ setup(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	profil_exit_hook_add(record_on_exit, NULL);
 
+	/* Ring buffers where perf events are allowed: no signal per sample at all. */
+	cpu_start_ns = process_cpu_ns();
+	if (profil_rec.clock == PROFIL_CLOCK_AUTO || profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
+		profil_record_lock();
+		r = profil_ring_open(self_tid(), profil_rec.hz, profil_rec.depth > 1);
+		if (r == 0) {
+			ring_mode = 1;
+			profil_threads_foreach(open_ring_cb, NULL);
+		}
+		profil_record_unlock();
+		if (r < 0 && profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
+			profil_rec.enabled = 0;
+			profil_record_warn("recorder disabled: perf ring buffers refused",
+			    strerror(-r));
+			return r;
+		}
+	}
+	if (ring_mode) {
+		flusher_start();
+		return 0;
+	}
 	profil_engine_lock(&saved);
 	r = profil_engine_start_locked(&profil_rec.sink, profil_rec.hz, profil_rec.clock);
 	profil_engine_unlock(&saved);

@@ -74,7 +74,23 @@ int profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code,
     const struct profil_stats *st);
 int profil_record_choose_path(void);
 
+/* src/record/ring.c: the perf ring-buffer clock.  Lock held; drain is async-signal-safe. */
+struct profil_ring_stats {
+	uint64_t samples;		/* sample records drained */
+	uint64_t lost;			/* samples the kernel lost on a full ring */
+	uint64_t threads;		/* rings opened */
+	uint64_t failures;		/* threads whose ring could not be opened */
+};
+extern struct profil_ring_stats profil_ring_stats;
+int profil_ring_open(pid_t tid, unsigned int hz, int stacks);
+void profil_ring_drain_all(void);
+void profil_ring_close(pid_t tid);
+void profil_ring_forget_all(void);
+
 uint64_t profil_record_now_ns(void);
+
+/* After dlopen/dlclose: drain, then re-read the mappings.  Takes the lock; keeps errno. */
+void profil_record_maps_changed(void);
 
 /* One line on stderr, once per process: "profil: <what>: '<subject>'". */
 void profil_record_warn(const char *what, const char *subject);

@@ -58,22 +58,15 @@ copy_pcs(uint64_t *dst, const uint64_t *src, size_t n)
 }
 
 void
-profil_stacks_tick(const struct profil_tick *tick, void *arg)
+profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
+    uint64_t weight)
 {
-	struct profil_stacks *s = arg;
-	uint64_t pcs[MAX_DEPTH];
-	size_t depth, i, off, mask = s->nentries - 1;
-	uint32_t tid = current_tid(), epoch = atomic_load_explicit(&s->epoch, memory_order_relaxed);
+	uint32_t epoch = atomic_load_explicit(&s->epoch, memory_order_relaxed);
+	size_t i, off, mask = s->nentries - 1;
 	uint64_t h;
 
-	if (s->max_depth > 1 && tick->uc != NULL) {
-		depth = profil_unwind_fp(tick->uc, pcs,
-		    s->max_depth < MAX_DEPTH ? s->max_depth : MAX_DEPTH);
-		pcs[0] = tick->pc;
-	} else {
-		pcs[0] = tick->pc;
-		depth = 1;
-	}
+	if (depth == 0)
+		return;
 	h = mix(mix(0x70726f66, tid), epoch);
 	for (i = 0; i < depth; i++)
 		h = mix(h, pcs[i]);
@@ -102,15 +95,33 @@ profil_stacks_tick(const struct profil_tick *tick, void *arg)
 			e->epoch = epoch;
 			e->depth = (uint32_t)depth;
 			e->pcs = (uint32_t)off;
-			atomic_store_explicit(&e->count, tick->weight, memory_order_relaxed);
+			atomic_store_explicit(&e->count, weight, memory_order_relaxed);
 			atomic_store_explicit(&e->state, h, memory_order_release);
 			return;
 		}
 compare:
 		if (st == h && same_key(s, e, tid, epoch, pcs, depth)) {
-			atomic_fetch_add_explicit(&e->count, tick->weight, memory_order_relaxed);
+			atomic_fetch_add_explicit(&e->count, weight, memory_order_relaxed);
 			return;
 		}
 	}
-	atomic_fetch_add_explicit(&s->dropped, tick->weight, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->dropped, weight, memory_order_relaxed);
+}
+
+void
+profil_stacks_tick(const struct profil_tick *tick, void *arg)
+{
+	struct profil_stacks *s = arg;
+	uint64_t pcs[MAX_DEPTH];
+	size_t depth;
+
+	if (s->max_depth > 1 && tick->uc != NULL) {
+		depth = profil_unwind_fp(tick->uc, pcs,
+		    s->max_depth < MAX_DEPTH ? s->max_depth : MAX_DEPTH);
+		pcs[0] = tick->pc;
+	} else {
+		pcs[0] = tick->pc;
+		depth = 1;
+	}
+	profil_stacks_add(s, current_tid(), pcs, depth, tick->weight);
 }

@@ -38,6 +38,10 @@ struct profil_stacks {
 /* The sink: adds tick->weight to the entry of this thread's stack.  arg: struct profil_stacks. */
 void profil_stacks_tick(const struct profil_tick *tick, void *arg);
 
+/* Adds weight to the entry of (tid, current epoch, pcs[0..depth)), leaf first. */
+void profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
+    uint64_t weight);
+
 /* Stack bounds of the calling thread, set by the control side when the thread starts. */
 struct profil_stack_bounds {
 	uintptr_t lo;

@@ -1,0 +1,219 @@
+/*
+ * The perf ring-buffer clock: one task-clock event per thread whose samples (IP, TID and, with
+ * -g, the kernel's walk of the user call chain) the kernel writes into a ring buffer mapped
+ * here, with wakeups off.  No signal reaches the program: the cost per sample is the timer
+ * interrupt and the kernel's write, as for `perf record`.  The flusher thread drains the rings
+ * into the aggregation table every few milliseconds, off the program's threads.
+ *
+ * Draining is plain memory reads and the lock-free table, so it is also done from the exit
+ * hook on a fatal signal.  Callers hold the recorder lock.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "record.h"
+
+#define MAX_RINGS	4096
+#define RECORD_MAX	4096		/* bytes of one sample record we copy out */
+
+struct ring {
+	pid_t tid;			/* 0: free */
+	int fd;
+	struct perf_event_mmap_page *meta;
+	uint8_t *data;
+	size_t size;			/* data bytes, a power of two */
+	size_t map_len;
+};
+
+static struct ring rings[MAX_RINGS];
+static size_t ring_pages;		/* data pages per ring */
+
+struct profil_ring_stats profil_ring_stats;
+
+static int
+ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->size = sizeof(*attr);
+	attr->config = PERF_COUNT_SW_TASK_CLOCK;
+	attr->sample_period = 1000000000ULL / hz;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+	    (stacks ? PERF_SAMPLE_CALLCHAIN : 0);
+	/* perf_event_paranoid 2 allows user-space-only sampling of one's own threads. */
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->exclude_callchain_kernel = 1;
+	/* Wakeups off: nobody sleeps on these fds, the flusher polls on its own clock. */
+	attr->watermark = 1;
+	attr->wakeup_watermark = (uint32_t)size;
+	if (stacks)
+		attr->sample_max_stack = 127;
+	return 0;
+}
+
+/*
+ * Opens the event and ring of thread tid.  Returns 0 or -errno (EACCES/EPERM when perf events
+ * are not allowed here, ENOSYS under seccomp, EMFILE...).
+ */
+int
+profil_ring_open(pid_t tid, unsigned int hz, int stacks)
+{
+	struct perf_event_attr attr;
+	struct ring *r = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t i, size;
+	void *m;
+	int fd;
+
+	for (i = 0; i < MAX_RINGS; i++) {
+		if (rings[i].tid == tid)
+			return 0;
+		if (r == NULL && rings[i].tid == 0)
+			r = &rings[i];
+	}
+	if (r == NULL)
+		return -ENOSPC;
+	if (ring_pages == 0)
+		ring_pages = stacks ? 64 : 8;
+	size = ring_pages * (size_t)page;
+	ring_attr(&attr, hz, stacks, size);
+	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	m = mmap(NULL, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	r->fd = fd;
+	r->meta = m;
+	r->data = (uint8_t *)m + page;
+	r->size = size;
+	r->map_len = size + (size_t)page;
+	r->tid = tid;
+	profil_ring_stats.threads++;
+	return 0;
+}
+
+static void
+copy_out(const struct ring *r, uint64_t from, void *dst, size_t n)
+{
+	size_t off = (size_t)(from & (r->size - 1));
+	size_t first = r->size - off < n ? r->size - off : n;
+
+	memcpy(dst, r->data + off, first);
+	memcpy((uint8_t *)dst + first, r->data, n - first);
+}
+
+static void
+take_sample(const uint64_t *rec, size_t words, int stacks)
+{
+	uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
+	uint64_t ip, nr, i;
+	size_t depth = 0;
+	uint32_t tid;
+
+	if (words < 2)
+		return;
+	ip = rec[0];
+	tid = (uint32_t)(rec[1] >> 32);
+	if (stacks && words >= 3) {
+		nr = rec[2];
+		if (nr > words - 3)
+			nr = words - 3;
+		/* Context markers (PERF_CONTEXT_USER...) sit at the top of the address space. */
+		for (i = 0; i < nr && depth < profil_rec.depth; i++)
+			if (rec[3 + i] < (uint64_t)PERF_CONTEXT_MAX)
+				pcs[depth++] = rec[3 + i];
+	}
+	if (depth == 0 || pcs[0] != ip) {
+		/* The interrupted pc leads, as in the signal path. */
+		if (depth == profil_rec.depth)
+			depth--;
+		memmove(pcs + 1, pcs, depth * sizeof(pcs[0]));
+		pcs[0] = ip;
+		depth++;
+	}
+	profil_stacks_add(&profil_rec.stacks, tid, pcs, depth, 1);
+	profil_ring_stats.samples++;
+}
+
+static void
+drain(struct ring *r)
+{
+	uint64_t rec[RECORD_MAX / 8];
+	uint64_t head, tail;
+	int stacks = profil_rec.depth > 1;
+
+	head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	tail = r->meta->data_tail;
+	while (tail < head) {
+		struct perf_event_header h;
+
+		copy_out(r, tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail)
+			break;
+		if (h.size <= sizeof(rec)) {
+			copy_out(r, tail, rec, h.size);
+			if (h.type == PERF_RECORD_SAMPLE)
+				take_sample(rec + 1, (h.size - sizeof(h)) / 8, stacks);
+			else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16)
+				profil_ring_stats.lost += rec[2];
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void
+profil_ring_drain_all(void)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_RINGS; i++)
+		if (rings[i].tid != 0)
+			drain(&rings[i]);
+}
+
+static void
+release(struct ring *r, int do_drain)
+{
+	if (do_drain) {
+		ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
+		drain(r);
+	}
+	munmap(r->meta, r->map_len);
+	close(r->fd);
+	r->tid = 0;
+}
+
+/* A thread ends: what its ring holds goes to the table, then the event is closed. */
+void
+profil_ring_close(pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_RINGS; i++)
+		if (rings[i].tid == tid)
+			release(&rings[i], 1);
+}
+
+/* fork child: the events measure the parent's threads; drop them without reading. */
+void
+profil_ring_forget_all(void)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_RINGS; i++)
+		if (rings[i].tid != 0)
+			release(&rings[i], 0);
+	memset(&profil_ring_stats, 0, sizeof(profil_ring_stats));
+}
