@@ -233,7 +233,8 @@ profil_gmon_mcount(uintptr_t frompc, uintptr_t selfpc)
 	uint64_t from, to;
 	size_t i, mask;
 
-	if (atomic_load_explicit(&g->state, memory_order_relaxed) != PROFIL_GMON_ON)
+	/* Acquire: the layout __monstartup wrote before turning profiling on (free on x86). */
+	if (atomic_load_explicit(&g->state, memory_order_acquire) != PROFIL_GMON_ON)
 		return;
 	/* A signal handler that calls -pg code while this thread is inside mcount. */
 	if (self.busy)
