@@ -176,6 +176,10 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@echo
 	$(B)/demo 2
+	@echo
+	@rm -rf $(B)/demo.profil.out
+	$(B)/profil record -o $(B)/demo.profil.out -- $(B)/demo 1 > /dev/null
+	$(B)/profil report -n 6 $(B)/demo.profil.out
 
 tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN) $(RECORD_TEST_LIB) $(RECORD_TEST_BIN) $(PG_BIN) \
 	$(FUZZ_BIN)

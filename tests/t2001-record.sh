@@ -100,4 +100,14 @@ test_expect_success 'a truncated profile is refused by name, never half-read' '
 	grep "truncated" err && grep "cut.profil" err
 '
 
+test_expect_success 'the README'"'"'s first command: the bundled demo, recorded, 60/30/10' '
+	"$PROFIL" record -o demo -- "$B/demo" 1 > /dev/null &&
+	"$PROFIL" report --tsv demo > demo.tsv &&
+	n=$(awk -F "\t" "NR > 1 && \$7 ~ /^(compute_model|parse_input|write_output)\$/ { s += \$6 }
+		END { print s }" demo.tsv) &&
+	share_ok $(report_samples demo.tsv compute_model) $n 0.60 2 &&
+	share_ok $(report_samples demo.tsv parse_input) $n 0.30 2 &&
+	share_ok $(report_samples demo.tsv write_output) $n 0.10 2
+'
+
 test_done
