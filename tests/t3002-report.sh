@@ -84,6 +84,16 @@ test_expect_success 'two processes at different load addresses merge by function
 	test "$(row pie_work | wc -l)" = 1 && row pie_work | grep -q "	1000	pie_work	" &&
 	row shared_call | grep -q "	600	shared_call	" && row plugin_call | grep -q "	240	plugin_call	"
 '
+test_expect_success 'a library at a closed one'\''s addresses later: samples go by epoch' '
+	cp "$B/tests/report/libplugin.so" gone.so &&
+	MKPROFILE_REUSE=1 "$B/tests/report/mkprofile" reuse.profil "$B/tests/report/libplugin.so" \
+		gone.so > reuse.expect &&
+	"$P" report --tsv reuse.profil > out.tsv 2> err &&
+	row plugin_call | grep -q "	120	plugin_call	libplugin.so	" &&
+	want=$(awk "\$2 == \"libreused.so\" { print \$1 }" reuse.expect) &&
+	row "libreused.so.*" | grep -q "	7	$want	libreused.so	" &&
+	grep -q "^profil: cannot open binary, showing module+offset: '\''/nonexistent/libreused.so'\''$" err
+'
 
 # Usage errors: exit 2 and a message naming what was wrong.
 usage_error() {

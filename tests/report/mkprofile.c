@@ -168,7 +168,7 @@ main(int argc, char **argv)
 	uint64_t pie, shared, plugin, libc, gone, vdso = 0, stack[2];
 	void *hp, *hg;
 	size_t i;
-	int fd;
+	int fd, reuse;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: mkprofile OUT.profil PLUGIN.so GONE.so\n");
@@ -231,6 +231,22 @@ main(int argc, char **argv)
 	profil_writer_header(&w, &h);
 	for (i = 0; i < nmaps; i++)
 		profil_writer_mapping(&w, &maps[i]);
+	/*
+	 * With MKPROFILE_REUSE set, another library takes the closed plugin's addresses in epoch 2,
+	 * as a later dlopen may: the plugin's PCs sampled then are that library's, not the plugin's.
+	 */
+	reuse = getenv("MKPROFILE_REUSE") != NULL;
+	for (i = 0; reuse && i < nmaps; i++) {
+		if (strcmp(maps[i].path, plugin_path) == 0) {
+			struct profil_file_mapping m = maps[i];
+
+			m.path = "/nonexistent/libreused.so";
+			m.build_id_len = 0;
+			m.load_epoch = 2;
+			m.unload_epoch = PROFIL_EPOCH_NEVER;
+			profil_writer_mapping(&w, &m);
+		}
+	}
 	profil_writer_thread(&w, h.pid, "mkprofile");
 	/* A caller frame must not count in the flat view: only the leaf does. */
 	stack[0] = pie;
@@ -245,6 +261,10 @@ main(int argc, char **argv)
 	profil_writer_sample(&w, 10, h.pid, 1, 1, stack);
 	if (vdso != 0)
 		profil_writer_sample(&w, 5, h.pid, 1, 1, &vdso);
+	if (reuse) {
+		printf("libreused.so+0x%llx libreused.so 7\n", (unsigned long long)file_offset(plugin));
+		profil_writer_sample(&w, 7, h.pid, 2, 1, &plugin);
+	}
 	if (profil_writer_finish(&w) != 0 || close(fd) != 0) {
 		perror(argv[1]);
 		return 1;
