@@ -244,6 +244,14 @@ main(int argc, char **argv)
 		tap_check(profil_module_lookup(mod, shared_ret - 1 - m->start + m->offset, &loc) == 0 &&
 		    !loc->known, "stale build-id: no function name");
 	}
+	/* A mapping of a file that is no ELF: kept, its offsets shown, the reason given. */
+	mod = profil_symbolizer_module(sym, "/etc/passwd", NULL, 0);
+	if (tap_check(mod != NULL, "a module that is no ELF file")) {
+		tap_check(profil_module_status(mod) == PROFIL_MODULE_NOT_ELF,
+		    "no ELF: status says so");
+		tap_check(profil_module_lookup(mod, 0x10, &loc) == 0 && !loc->known &&
+		    loc->offset == 0x10, "no ELF: offset 0x10, no name");
+	}
 	profil_symbolizer_free(sym);
 
 	/* The deleted library again, with its build-id and a debug store that has it. */
