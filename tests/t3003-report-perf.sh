@@ -26,7 +26,7 @@ ours() {
 		else if (f ~ /\+0x[0-9a-f]+$/)
 			key = substr(f, index(f, "+0x") + 1) "|" mod
 		else {
-			sub(/@.*/, "", f); sub(/^_+/, "", f); key = f "|" mod
+			sub(/@.*/, "", f); key = f "|" mod
 		}
 		print key "\t" $6
 	}' "$1"
@@ -49,7 +49,7 @@ theirs() {
 		} else if (dso == "?" || sym == "[unknown]") {
 			key = "?|" dso
 		} else {
-			sub(/@.*/, "", sym); sub(/^_+/, "", sym); key = sym "|" dso
+			sub(/@.*/, "", sym); key = sym "|" dso
 		}
 		print key "\t" n
 	}'
@@ -108,8 +108,8 @@ compare sqlite3 sqlite3 :memory: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SEL
 # The comparisons above must not pass because both sides saw nothing named: python3's and
 # sqlite3's heaviest functions are named on both sides.
 test_expect_success 'python3: the interpreter loop is named and heaviest on both sides' '
-	sort -t "	" -k2,2nr python3/ours.txt | head -n 1 | grep -q "^PyEval_EvalFrameDefault|python3" &&
-	sort -t "	" -k2,2nr python3/perf.txt | head -n 1 | grep -q "^PyEval_EvalFrameDefault|python3"
+	sort -t "	" -k2,2nr python3/ours.txt | head -n 1 | grep -q "^_PyEval_EvalFrameDefault|python3" &&
+	sort -t "	" -k2,2nr python3/perf.txt | head -n 1 | grep -q "^_PyEval_EvalFrameDefault|python3"
 '
 test_expect_success 'sqlite3: the VDBE is named and heaviest on both sides' '
 	sort -t "	" -k2,2nr sqlite3/ours.txt | head -n 1 | grep -q "^sqlite3VdbeExec|libsqlite3" &&
