@@ -24,6 +24,7 @@
 struct ring {
 	pid_t tid;			/* 0: free */
 	int fd;
+	uint64_t id;			/* the event's id, to know the fd is still ours */
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
 	size_t size;			/* data bytes, a power of two */
@@ -93,6 +94,8 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 		close(fd);
 		return e;
 	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &r->id) != 0)
+		r->id = 0;
 	r->fd = fd;
 	r->meta = m;
 	r->data = (uint8_t *)m + page;
@@ -183,15 +186,32 @@ profil_ring_drain_all(void)
 			drain(&rings[i]);
 }
 
+/*
+ * A program that closed all its descriptors may since have reused our number for a file of
+ * its own: close it only while it still is this event.
+ */
+static int
+still_ours(const struct ring *r)
+{
+	uint64_t id = 0;
+
+	return ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == r->id;
+}
+
 static void
 release(struct ring *r, int do_drain)
 {
+	int ours = still_ours(r);
+
 	if (do_drain) {
-		ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (ours)
+			ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
 		drain(r);
 	}
+	/* The mapping keeps the event alive even without the descriptor. */
 	munmap(r->meta, r->map_len);
-	close(r->fd);
+	if (ours)
+		close(r->fd);
 	r->tid = 0;
 }
 
