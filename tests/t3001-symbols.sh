@@ -8,8 +8,9 @@
 
 # A debug store in the style of /usr/lib/debug: the plugin under .build-id/xx/yyyy.debug.
 id=$(readelf -n "$B/tests/report/libplugin.so" | awk '/Build ID:/ { print $3 }')
-mkdir -p "debug/.build-id/$(echo "$id" | cut -c1-2)"
-cp "$B/tests/report/libplugin.so" "debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+dir=debug/.build-id/$(echo "$id" | cut -c1-2)
+mkdir -p "$dir"
+cp "$B/tests/report/libplugin.so" "$dir/$(echo "$id" | cut -c3-).debug"
 
 cp "$B/tests/report/libplugin.so" gone.so
 test_run_prog symbolize "$B/tests/report/symbolize" "$B/tests/report/libplugin.so" "$PWD/gone.so" \

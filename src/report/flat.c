@@ -88,8 +88,8 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 			if (len > width)
 				width = len < 48 ? len : 48;
 		}
-		fprintf(out, " %%time  95%% interval   cumulative      self   samples  %-*s  module\n",
-		    (int)width, "function");
+		fprintf(out, " %%time  95%% interval   cumulative      self   samples  %-*s  "
+		    "module\n", (int)width, "function");
 	}
 	for (i = 0; i < n; i++) {
 		profil_share_interval(e[i].count, total, &lo, &hi);

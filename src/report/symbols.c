@@ -530,7 +530,8 @@ module_inline_chain(struct profil_module *mod, Dwarf_Addr addr, struct profil_fr
 		frames[n].function = dwarf_diename(&scopes[i]);
 		n++;
 		if (tag == DW_TAG_subprogram) {
-			if (dwarf_entrypc(&scopes[i], &low) == 0 || dwarf_lowpc(&scopes[i], &low) == 0)
+			if (dwarf_entrypc(&scopes[i], &low) == 0 ||
+			    dwarf_lowpc(&scopes[i], &low) == 0)
 				*outer_start = low + dbias - mod->bias;
 			break;
 		}

@@ -64,7 +64,8 @@ note_cb(struct dl_phdr_info *info, size_t size, void *arg)
 			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
 
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz <= PROFIL_FORMAT_MAX_BUILD_ID) {
+			    memcmp(name, "GNU", 4) == 0 &&
+			    nh->n_descsz <= PROFIL_FORMAT_MAX_BUILD_ID) {
 				ids[nids].addr = info->dlpi_addr + ph->p_vaddr;
 				memcpy(ids[nids].id, desc, nh->n_descsz);
 				ids[nids].len = nh->n_descsz;
@@ -113,8 +114,8 @@ maps_read(uint32_t epoch)
 		for (j = 0; j < nids; j++) {
 			Dl_info di1, di2;
 
-			if (dladdr((void *)(uintptr_t)start, &di1) && dladdr((void *)ids[j].addr, &di2) &&
-			    di1.dli_fbase == di2.dli_fbase) {
+			if (dladdr((void *)(uintptr_t)start, &di1) &&
+			    dladdr((void *)ids[j].addr, &di2) && di1.dli_fbase == di2.dli_fbase) {
 				memcpy(maps[nmaps].build_id, ids[j].id, ids[j].len);
 				maps[nmaps].build_id_len = ids[j].len;
 			}
@@ -233,7 +234,7 @@ main(int argc, char **argv)
 		profil_writer_mapping(&w, &maps[i]);
 	/*
 	 * With MKPROFILE_REUSE set, another library takes the closed plugin's addresses in epoch 2,
-	 * as a later dlopen may: the plugin's PCs sampled then are that library's, not the plugin's.
+	 * as a later dlopen may: the plugin's PCs sampled then are that library's.
 	 */
 	reuse = getenv("MKPROFILE_REUSE") != NULL;
 	for (i = 0; reuse && i < nmaps; i++) {
@@ -262,7 +263,8 @@ main(int argc, char **argv)
 	if (vdso != 0)
 		profil_writer_sample(&w, 5, h.pid, 1, 1, &vdso);
 	if (reuse) {
-		printf("libreused.so+0x%llx libreused.so 7\n", (unsigned long long)file_offset(plugin));
+		printf("libreused.so+0x%llx libreused.so 7\n",
+		    (unsigned long long)file_offset(plugin));
 		profil_writer_sample(&w, 7, h.pid, 2, 1, &plugin);
 	}
 	if (profil_writer_finish(&w) != 0 || close(fd) != 0) {

@@ -119,8 +119,8 @@ lookup(struct profil_symbolizer *sym, uintptr_t pc, const uint8_t *bid, size_t b
 	if (!tap_check(m != NULL, "%s: 0x%jx is in a recorded mapping", what, (uintmax_t)pc))
 		return NULL;
 	mod = profil_symbolizer_module(sym, m->path, bid, bidlen);
-	if (!tap_check(mod != NULL && profil_module_lookup(mod, pc - m->start + m->offset, &loc) == 0,
-	    "%s: lookup", what))
+	if (!tap_check(mod != NULL &&
+	    profil_module_lookup(mod, pc - m->start + m->offset, &loc) == 0, "%s: lookup", what))
 		return NULL;
 	return loc;
 }
@@ -241,8 +241,8 @@ main(int argc, char **argv)
 	if (tap_check(mod != NULL, "a module with a stale build-id")) {
 		tap_check(profil_module_status(mod) == PROFIL_MODULE_CHANGED,
 		    "stale build-id: status says the binary changed");
-		tap_check(profil_module_lookup(mod, shared_ret - 1 - m->start + m->offset, &loc) == 0 &&
-		    !loc->known, "stale build-id: no function name");
+		tap_check(profil_module_lookup(mod, shared_ret - 1 - m->start + m->offset,
+		    &loc) == 0 && !loc->known, "stale build-id: no function name");
 	}
 	/* A mapping of a file that is no ELF: kept, its offsets shown, the reason given. */
 	mod = profil_symbolizer_module(sym, "/etc/passwd", NULL, 0);
