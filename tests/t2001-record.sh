@@ -100,6 +100,24 @@ test_expect_success 'a truncated profile is refused by name, never half-read' '
 	grep "truncated" err && grep "cut.profil" err
 '
 
+test_expect_success 'the file grows with distinct stacks, not with time' '
+	"$PROFIL" record -o short -- "$REC/exits" exit 0.2 > /dev/null
+	"$PROFIL" record -o long -- "$REC/exits" exit 1.6 > /dev/null
+	s=$(cat short/*.profil | wc -c) && l=$(cat long/*.profil | wc -c) &&
+	echo "0.2 s: $s bytes, 1.6 s: $l bytes" && test $((l * 10)) -le $((s * 15))
+'
+
+test_expect_success 'a full table drops and counts: samples = counted + dropped, exactly' '
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then exit 0; fi
+	PROFIL_RECORD_ENTRIES=64 "$PROFIL" record -g --clock ring -o small -- \
+		sh -c "i=0; while [ \$i -lt 300000 ]; do i=\$((i + 1)); done" &&
+	"$PROFIL" dump small/*.profil > small.dump &&
+	n=$(dump_total small.dump) && d=$(dump_field small.dump dropped) &&
+	t=$(dump_field small.dump ticks) && echo "$n counted, $d dropped, $t taken" &&
+	test "$d" -gt 0 && test $((n + d)) -eq "$t" &&
+	test $(grep -c "^sample" small.dump) -le 64
+'
+
 test_expect_success 'the README'"'"'s first command: the bundled demo, recorded, 60/30/10' '
 	"$PROFIL" record -o demo -- "$B/demo" 1 > /dev/null &&
 	"$PROFIL" report --tsv demo > demo.tsv &&

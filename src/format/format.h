@@ -65,7 +65,7 @@ struct profil_file_header {
 	uint64_t cpu_ns;		/* process CPU time while recording */
 	uint64_t samples;		/* signals or kernel records that produced a sample */
 	uint64_t ticks;			/* clock periods those samples stand for (>= samples) */
-	uint64_t dropped;		/* ticks lost: table full, stack pool full */
+	uint64_t dropped;		/* ticks lost: table or stack pool full, ring full */
 	uint32_t exit_kind;		/* enum profil_exit_kind */
 	int32_t exit_code;		/* status or signal number, see profil_exit_kind */
 	uint32_t flags;			/* PROFIL_HDR_* */

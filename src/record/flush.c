@@ -114,7 +114,7 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 	h.cpu_ns = st->cpu_ns;
 	h.samples = st->signals;
 	h.ticks = st->ticks;
-	h.dropped = atomic_load(&s->dropped);
+	h.dropped = atomic_load(&s->dropped) + profil_ring_stats.lost;
 	h.exit_kind = exit_kind;
 	h.exit_code = exit_code;
 	h.flags = (profil_rec.depth > 1 ? PROFIL_HDR_STACKS : 0) |
