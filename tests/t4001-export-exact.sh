@@ -160,19 +160,7 @@ done
 # A well-formed profile whose mapping names a FIFO: opening it for symbols or program headers
 # would wait for a writer forever.
 mkfifo fifo
-python3 - "$PWD/fifo" <<'PY'
-import struct, sys, zlib
-def rec(kind, payload):
-    frame = struct.pack("<II", kind, len(payload)) + payload
-    return frame + struct.pack("<I", zlib.crc32(frame))
-hdr = struct.pack("<IIII", 1, 1, 1000, 1) + struct.pack("<QQQQQQQ", 1000000, 1, 2, 1, 1, 1, 0)
-hdr += struct.pack("<IiIIII", 1, 0, 0, 1, 1, 0) + struct.pack("<II", 7, 0) + b"hostile"
-path = sys.argv[1].encode()
-m = struct.pack("<QQQQQIIIII", 0x1000, 0x2000, 0, 0, 0, 0, 0xffffffff, 5, 0, len(path)) + path
-s = struct.pack("<QIII", 1, 1, 0, 1) + struct.pack("<Q", 0x1500)
-data = b"\x89PROFIL\n" + struct.pack("<II", 1, 0) + rec(1, hdr) + rec(2, m) + rec(4, s)
-open("fifo.profil", "wb").write(data + rec(0x454e44, struct.pack("<Q", 3)))
-PY
+python3 "$TEST_DIR/export/synth.py" mapping fifo.profil "$PWD/fifo"
 for fmt in folded pprof svg gmon; do
 	test_expect_success "$fmt: a mapping that names a FIFO is a missing binary, not a hang" '
 		timeout 20 "$P" export -f $fmt -o fifo.$fmt fifo.profil > /dev/null 2> err; rc=$?

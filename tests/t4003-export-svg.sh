@@ -36,16 +36,7 @@ test_expect_success 'svg: one frame per distinct stack prefix, and the root with
 test_run_prog flame python3 "$TEST_DIR/export/flame.py" flame.svg "${PROFIL_TEST_SHOTS:-.}/flame.png" \
 	shared_call "$(under "^shared_call$")" pie_work "$(under "^pie_work$")" "$total"
 # A complete profile without samples (docs/FORMAT.md): preamble, HEADER, END.
-python3 - <<'PY'
-import struct, zlib
-def rec(kind, payload):
-    frame = struct.pack("<II", kind, len(payload)) + payload
-    return frame + struct.pack("<I", zlib.crc32(frame))
-hdr = struct.pack("<IIII", 1, 1, 1000, 1) + struct.pack("<QQQQQQQ", 0, 1, 2, 0, 0, 0, 0)
-hdr += struct.pack("<IiIIII", 1, 0, 0, 1, 1, 0) + struct.pack("<II", 5, 0) + b"empty"
-data = b"\x89PROFIL\n" + struct.pack("<II", 1, 0) + rec(1, hdr)
-open("empty.profil", "wb").write(data + rec(0x454e44, struct.pack("<Q", 1)))
-PY
+python3 "$TEST_DIR/export/synth.py" empty empty.profil
 test_expect_success 'svg: a profile without samples is an error naming the output, not a graph' '
 	"$P" export -f svg -o empty.svg empty.profil > /dev/null 2> err
 	rc=$?; cat err; test $rc = 1 && test ! -e empty.svg &&

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/fuzz/run.sh - runs the reader's libFuzzer harness ($B/tests/fuzz/reader) for
 # FUZZ_SECONDS (default 300) on a corpus seeded with real profile files made at run time (the
-# exact profile of tests/report/mkprofile, its prefixes, a profile without samples), kept in
+# exact profile of tests/report/mkprofile, its prefixes, two from tests/export/synth.py), kept in
 # FUZZ_CORPUS when set (make fuzz) so longer runs build on each other, else in a temporary
 # directory.  Prints one TAP line; a crash, leak or sanitizer report fails it, and the input that
 # caused it is kept in $B/tests/fuzz/ for `$B/tests/fuzz/reader FILE` to reproduce.
@@ -25,17 +25,9 @@ size=$(wc -c < seeds/one.profil)
 for n in 16 200 $((size / 2)) $((size - 12)); do
 	head -c "$n" seeds/one.profil > "seeds/prefix-$n.profil"
 done
-# A profile without samples: preamble, HEADER, END (docs/FORMAT.md).
-python3 - <<'PY'
-import struct, zlib
-def rec(kind, payload):
-    frame = struct.pack("<II", kind, len(payload)) + payload
-    return frame + struct.pack("<I", zlib.crc32(frame))
-hdr = struct.pack("<IIII", 1, 1, 1000, 1) + struct.pack("<QQQQQQQ", 0, 1, 2, 0, 0, 0, 0)
-hdr += struct.pack("<IiIIII", 1, 0, 0, 1, 1, 0) + struct.pack("<II", 5, 0) + b"empty"
-data = b"\x89PROFIL\n" + struct.pack("<II", 1, 0) + rec(1, hdr)
-open("seeds/empty.profil", "wb").write(data + rec(0x454e44, struct.pack("<Q", 1)))
-PY
+# Files the writer would not make: no samples; a mapping and a sample alone.
+python3 "$ROOT/tests/export/synth.py" empty seeds/empty.profil
+python3 "$ROOT/tests/export/synth.py" mapping seeds/mapping.profil /bin/true
 cp seeds/* "$CORPUS"/
 
 "$B/tests/fuzz/reader" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""synth.py KIND OUT [ARG] - writes a small, complete profile file (docs/FORMAT.md) that the
+project's writer would never write, for the export and fuzz tests:
+
+  empty OUT        a process without samples: preamble, HEADER, END
+  mapping OUT PATH one sample in a mapping of PATH (for a path that is a FIFO, a device...)
+"""
+import struct
+import sys
+import zlib
+
+
+def record(kind, payload):
+    frame = struct.pack("<II", kind, len(payload)) + payload
+    return frame + struct.pack("<I", zlib.crc32(frame))
+
+
+def header(progname):
+    # pid ppid requested_hz clock, achieved_mhz start end cpu samples ticks dropped,
+    # exit_kind exit_code flags max_depth threads thread_failures, P E, progname
+    h = struct.pack("<IIII", 1, 1, 1000, 1) + struct.pack("<QQQQQQQ", 1000000, 1, 2, 1, 1, 1, 0)
+    h += struct.pack("<IiIIII", 1, 0, 0, 1, 1, 0) + struct.pack("<II", len(progname), 0)
+    return record(1, h + progname)
+
+
+def main():
+    kind, out = sys.argv[1], sys.argv[2]
+    data = b"\x89PROFIL\n" + struct.pack("<II", 1, 0)
+    if kind == "empty":
+        data += header(b"empty")
+        n = 1
+    elif kind == "mapping":
+        path = sys.argv[3].encode()
+        m = struct.pack("<QQQQQIIIII", 0x1000, 0x2000, 0, 0, 0, 0, 0xffffffff, 5, 0, len(path))
+        s = struct.pack("<QIII", 1, 1, 0, 1) + struct.pack("<Q", 0x1500)
+        data += header(b"hostile") + record(2, m + path) + record(4, s)
+        n = 3
+    else:
+        sys.exit("usage: synth.py empty|mapping OUT [PATH]")
+    with open(out, "wb") as f:
+        f.write(data + record(0x454E44, struct.pack("<Q", n)))
+
+
+if __name__ == "__main__":
+    main()
