@@ -119,6 +119,12 @@ test_expect_success 'a library at a closed one'\''s addresses later: samples go 
 	expect_cols "libreused.so.*" 6,7,8 "7 $want libreused.so" &&
 	grep -q "^profil: cannot open binary, .*: '\''/nonexistent/libreused.so'\''$" err
 '
+test_expect_success 'no measured rate: "counts at the requested rate" (profil(1))' '
+	cp "$LIB/libplugin.so" gone.so &&
+	MKPROFILE_NO_RATE=1 "$LIB/mkprofile" norate.profil "$LIB/libplugin.so" gone.so > /dev/null &&
+	"$P" report --tsv norate.profil > out.tsv 2> /dev/null &&
+	expect_cols pie_work 5,6 "0.500000 500"
+'
 
 # Usage errors: exit 2 and a message naming what was wrong.
 usage_error() {
