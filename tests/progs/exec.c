@@ -33,7 +33,7 @@ burner(void *arg)
 static int
 do_exec(const char *how, const char *spin)
 {
-	char *argv[] = { (char *)spin, "0.5", NULL };
+	char *argv[] = { (char *)spin, "0.2", NULL };
 
 	if (strcmp(how, "execv") == 0 || strcmp(how, "threads") == 0 || strcmp(how, "fork") == 0)
 		return execv(spin, argv);
@@ -44,11 +44,11 @@ do_exec(const char *how, const char *spin)
 	if (strcmp(how, "execvpe") == 0)
 		return execvpe(spin, argv, environ);
 	if (strcmp(how, "execl") == 0)
-		return execl(spin, spin, "0.5", (char *)NULL);
+		return execl(spin, spin, "0.2", (char *)NULL);
 	if (strcmp(how, "execlp") == 0)
-		return execlp(spin, spin, "0.5", (char *)NULL);
+		return execlp(spin, spin, "0.2", (char *)NULL);
 	if (strcmp(how, "execle") == 0)
-		return execle(spin, spin, "0.5", (char *)NULL, environ);
+		return execle(spin, spin, "0.2", (char *)NULL, environ);
 	if (strcmp(how, "fexecve") == 0)
 		return fexecve(open(spin, O_RDONLY | O_CLOEXEC), argv, environ);
 	fprintf(stderr, "exec: unknown HOW '%s'\n", how);
@@ -73,7 +73,7 @@ main(int argc, char **argv)
 		profil(bins, sizeof(bins), HOT_START(busy), 65536);
 	if (strcmp(argv[1], "threads") == 0)
 		pthread_create(&t, NULL, burner, NULL);
-	busy(0.2);
+	busy(0.1);
 	if (strcmp(argv[1], "fork") == 0) {
 		pid = fork();
 		if (pid == 0) {
