@@ -34,7 +34,7 @@ test_expect_success 'svg: one frame per distinct stack prefix, and the root with
 	grep -q "data-x=\"0\" data-w=\"$total\" data-d=\"0\" data-name=\"all\"" flame.svg
 '
 test_run_prog flame python3 "$TEST_DIR/export/flame.py" flame.svg "${PROFIL_TEST_SHOTS:-.}/flame.png" \
-	shared_call "$(under "^shared_call$")" pie_work "$(under "^pie_work$")" "$total"
+	shared_call libshared.so "$(under "^shared_call$")" pie_work "$(under "^pie_work$")" "$total"
 # A complete profile without samples (docs/FORMAT.md): preamble, HEADER, END.
 python3 "$TEST_DIR/export/synth.py" empty empty.profil
 test_expect_success 'svg: a profile without samples is an error naming the output, not a graph' '

@@ -47,10 +47,13 @@ xml_puts(FILE *out, const char *s, size_t max)
 	}
 }
 
-/* Warm colours from the name, so a function keeps its colour between graphs; names with no
- * symbol (module+0x..., [unmapped]) are grey, as there is nothing to tell them apart. */
+/*
+ * Colours from the name, so a function keeps its colour between graphs: warm for programs, cool
+ * for shared libraries (so where a program's own code ends shows at a glance), grey for code
+ * that nothing names (module+0x..., [unmapped]), as there is nothing to tell those apart.
+ */
 static void
-colour(const char *name, char *buf, size_t len)
+colour(const char *name, const char *module, char *buf, size_t len)
 {
 	uint32_t h = 2166136261u;
 	const char *s;
@@ -61,7 +64,12 @@ colour(const char *name, char *buf, size_t len)
 	}
 	for (s = name; *s != '\0'; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
-	snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 36, 70 + (h >> 8) % 150, 40 + (h >> 16) % 50);
+	if (module != NULL && strstr(module, ".so") != NULL)
+		snprintf(buf, len, "rgb(%u,%u,%u)", 90 + h % 60, 170 + (h >> 8) % 50,
+		    210 + (h >> 16) % 36);
+	else
+		snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 36, 70 + (h >> 8) % 150,
+		    40 + (h >> 16) % 50);
 }
 
 static void
@@ -87,9 +95,10 @@ print_head(FILE *out, const char *title, unsigned height, uint64_t total, double
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"24\">", SVG_WIDTH / 2);
 	xml_puts(out, title, 200);
 	fprintf(out, "</text>\n<text x=\"%d\" y=\"46\">%" PRIu64 " samples, %.3f s of CPU. "
-	    "Hover for details, click to zoom.</text>\n", SVG_PAD, total, seconds);
-	fprintf(out, "<text id=\"reset\" class=\"hidden\" x=\"%d\" y=\"46\">Reset zoom</text>\n",
-	    SVG_PAD + 520);
+	    "Hover for details, click to zoom. Red to yellow: programs; blue: shared libraries; "
+	    "grey: unnamed code.</text>\n", SVG_PAD, total, seconds);
+	fprintf(out, "<text id=\"reset\" class=\"hidden\" x=\"%d\" y=\"24\">Reset zoom</text>\n",
+	    SVG_PAD);
 	fprintf(out, "<foreignObject x=\"%d\" y=\"30\" width=\"260\" height=\"24\">"
 	    "<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"search\" type=\"search\" "
 	    "placeholder=\"Search (regular expression)\"/></foreignObject>\n",
@@ -126,7 +135,9 @@ static const char svg_script[] =
     "function name(g) { return g.getAttribute('data-name'); }\n"
     "function info(g) {\n"
     "  var w = +g.getAttribute('data-w');\n"
-    "  return name(g) + ' (' + w + ' samples, ' + (100 * w / total).toFixed(2) + '%%)';\n"
+    "  var m = g.getAttribute('data-module');\n"
+    "  return name(g) + (m ? ' in ' + m : '') + ' (' + w + ' samples, ' +\n"
+    "    (100 * w / total).toFixed(2) + '%%)';\n"
     "}\n"
     "function label(g, width) {\n"
     "  var n = name(g), fit = Math.floor((width - 6) / CH);\n"
@@ -208,12 +219,20 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 		if (n == 0)
 			snprintf(fill, sizeof(fill), "rgb(200,200,200)");
 		else
-			colour(name, fill, sizeof(fill));
+			colour(name, nd[n].module, fill, sizeof(fill));
 		fprintf(out, "<g class=\"f\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
 		    "\" data-d=\"%u\" data-name=\"", x[n], nd[n].total, nd[n].depth);
 		xml_puts(out, name, 4096);
+		if (nd[n].module != NULL) {
+			fprintf(out, "\" data-module=\"");
+			xml_puts(out, nd[n].module, 4096);
+		}
 		fprintf(out, "\"><title>");
 		xml_puts(out, name, 4096);
+		if (nd[n].module != NULL) {
+			fprintf(out, " in ");
+			xml_puts(out, nd[n].module, 4096);
+		}
 		fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", nd[n].total,
 		    100.0 * (double)nd[n].total / (double)nd[0].total);
 		fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" rx=\"2\" "

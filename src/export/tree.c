@@ -10,6 +10,7 @@
 #include "format/format.h"
 #include "report/report.h"
 #include "report/stack.h"
+#include "report/symbols.h"
 
 static uint64_t
 hash_str(const char *s)
@@ -143,7 +144,7 @@ add_stack(void *arg, const struct profil_stack *st)
 {
 	struct profil_tree *t = arg;
 	uint64_t count = st->sample->count;
-	const char *name;
+	const char *name, *module;
 	size_t d, i, node = 0;
 	char buf[256];
 
@@ -151,10 +152,15 @@ add_stack(void *arg, const struct profil_stack *st)
 	for (d = st->nframes; d-- > 0;) {
 		const struct profil_stack_frame *fr = &st->frames[d];
 
+		module = NULL;
+		if (fr->module != NULL && (module = intern(t, profil_module_name(fr->module))) == NULL)
+			return -ENOMEM;
 		for (i = profil_stack_frame_levels(fr); i-- > 0;) {
 			name = intern(t, profil_stack_frame_name(fr, i, buf, sizeof(buf)));
 			if (name == NULL || (node = child_get(t, node, name)) == 0)
 				return -ENOMEM;
+			if (t->nodes[node].total == 0)
+				t->nodes[node].module = module;
 			t->nodes[node].total += count;
 		}
 	}

@@ -13,6 +13,8 @@ struct profil_report;
 /* Node 0 is the root (all samples, no name); 0 also means "none" in the links. */
 struct profil_tree_node {
 	const char *name;		/* interned; ';' and line breaks replaced */
+	const char *module;		/* interned base name of the module first seen here, or
+					   NULL (no mapping, or the root) */
 	uint64_t total;			/* ticks here and below */
 	uint64_t self;			/* ticks whose leaf is here */
 	size_t parent;
