@@ -77,4 +77,25 @@ test_expect_success 'gmon: each sample counts as 1 / the achieved rate, rounded'
 	want=$(awk -v hz="$hz" "BEGIN { printf \"%g\", 1 / int(hz + 0.5) }") &&
 	grep -q "Each sample counts as $want seconds" gprof.txt
 '
+# The same program linked at a fixed address (no PIE): the ELF addresses gprof looks up are the
+# run-time ones, and the export must not shift them.
+cc -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -o callers-nopie \
+	"$ROOT/tests/progs/callers.c" 2> /dev/null || echo "not ok - callers built without PIE"
+"$P" record -F 1000 -o rec-nopie -- ./callers-nopie 0.4 > /dev/null 2>&1 ||
+	echo "not ok - profil record ran the program without PIE"
+test_expect_success 'gmon: a non-PIE executable, hot_a and hot_b in the constructed proportion' '
+	"$P" report --tsv rec-nopie > nopie.tsv 2> /dev/null &&
+	"$P" export -f gmon -o gm-nopie rec-nopie > /dev/null 2>&1 &&
+	od -An -j 21 -N 8 -tx8 gm-nopie/gmon.callers-nopie.out | grep -q " 0*4[0-9a-f]\{5\}$" &&
+	gprof -b -p callers-nopie gm-nopie/gmon.callers-nopie.out > gprof-nopie.txt &&
+	cat gprof-nopie.txt &&
+	a=$(awk "\$NF == \"hot_a\" { print \$1 }" gprof-nopie.txt) &&
+	b=$(awk "\$NF == \"hot_b\" { print \$1 }" gprof-nopie.txt) &&
+	na=$(awk -F "\t" "\$7 == \"hot_a\" { print \$6 }" nopie.tsv) &&
+	nb=$(awk -F "\t" "\$7 == \"hot_b\" { print \$6 }" nopie.tsv) &&
+	n=$((na + nb)) &&
+	k=$(awk -v a="$a" -v b="$b" -v n="$n" "BEGIN { printf \"%.0f\", n * a / (a + b) }") &&
+	share "gprof hot_a of hot_a+hot_b, no PIE" "$k" "$n" 0.375 3 &&
+	test "$k" = "$na"
+'
 test_done
