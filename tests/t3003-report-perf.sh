@@ -85,7 +85,8 @@ compare() {
 	}' "$name/ours.tsv"
 }
 
-# Inputs: a Python CPU loop, text that compresses like logs, a recursive SQL query.
+# Inputs: a Python CPU loop, text that compresses like logs (also by two threads, which xz
+# creates with every signal blocked), a recursive SQL query.
 cat > loop.py <<'EOF'
 import sys
 def fib(n):
@@ -103,6 +104,7 @@ seq 1 120000 | awk '{ print $1 * 7919 % 1000003, "lorem ipsum dolor", $1 % 97, $
 
 compare python3 /usr/bin/python3 "$PWD/loop.py" 250
 compare xz xz -2 -T1 -c "$PWD/data.txt"
+compare xz-threads xz -2 -T2 --block-size=1MiB -c "$PWD/data.txt"
 compare gzip gzip -9 -c "$PWD/data.txt"
 compare sqlite3 sqlite3 :memory: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1
 	FROM c LIMIT 1600000) SELECT count(*), sum(x * x % 7), count(DISTINCT x % 1000) FROM c;"
@@ -116,6 +118,13 @@ heaviest() {
 test_expect_success 'python3: the interpreter loop is named and heaviest on both sides' '
 	test "$(heaviest python3/ours.txt)" = "_PyEval_EvalFrameDefault|python3.11" &&
 	test "$(heaviest python3/perf.txt)" = "_PyEval_EvalFrameDefault|python3.11"
+'
+test_expect_success 'xz-threads: both compressing threads have samples, each a fair part' '
+	"$P" dump xz-threads/profil.out/*.profil |
+		awk "\$1 == \"sample\" { n[\$3] += \$2; t += \$2 } END {
+			for (tid in n) if (n[tid] > t / 5) big++
+			print big + 0, \"threads with over a fifth of\", t, \"samples\"
+			exit big < 2 }"
 '
 test_expect_success 'sqlite3: the VDBE is named and heaviest on both sides' '
 	test "$(heaviest sqlite3/ours.txt)" = "sqlite3VdbeExec|libsqlite3.so.0.8.6" &&
