@@ -20,6 +20,7 @@ groff-base           t9001 renders the man pages as man-db's man(1) does
 cppcheck             make lint (t9003)
 golang-go            go tool pprof reads the pprof export (t4001, t4002)
 chromium             headless browser for the SVG flame graph test (t4003)
+nodejs               its npm installs speedscope, which reads the folded export (t4006)
 clang                libFuzzer harness of the profile reader (make fuzz, t4004)
 libclang-rt-14-dev   libFuzzer and sanitizer runtimes for clang 14
 linux-perf           t3003 checks profil report against perf record -e cpu-clock:u
