@@ -176,6 +176,12 @@ void profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid,
     uint32_t depth, const uint64_t *pcs);
 /* Writes the END record and whatever is buffered.  Returns 0 or the first -errno. */
 int profil_writer_finish(struct profil_writer *w);
+/*
+ * For side files of records (the recorder's spill): init without the preamble, and write out
+ * what is buffered without an END.  Returns 0 or the first -errno.
+ */
+void profil_writer_init_records(struct profil_writer *w, int fd);
+int profil_writer_flush(struct profil_writer *w);
 
 /* CRC-32 (IEEE 802.3, as zlib's crc32) of len bytes, continuing from crc (0 to start). */
 uint32_t profil_crc32(uint32_t crc, const void *data, size_t len);

@@ -111,6 +111,23 @@ profil_writer_init(struct profil_writer *w, int fd)
 }
 
 void
+profil_writer_init_records(struct profil_writer *w, int fd)
+{
+	w->fd = fd;
+	w->error = 0;
+	w->len = 0;
+	w->rec = 0;
+	w->records = 0;
+}
+
+int
+profil_writer_flush(struct profil_writer *w)
+{
+	flush_buf(w, w->len);
+	return w->error;
+}
+
+void
 profil_writer_header(struct profil_writer *w, const struct profil_file_header *h)
 {
 	size_t pl = bounded_strlen(h->progname, PROFIL_FORMAT_MAX_NAME);

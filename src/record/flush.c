@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -17,6 +19,7 @@
 
 static struct profil_writer writer;	/* 64 KiB: static, under the recorder lock */
 static unsigned int tmp_serial;
+static uint8_t copy_buf[64 * 1024];	/* spill to profile, under the lock too */
 
 uint64_t
 profil_record_now_ns(void)
@@ -96,6 +99,142 @@ program_uses_sigprof(void)
 }
 
 static void
+write_table(struct profil_writer *w, const struct profil_stack_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nentries; i++) {
+		const struct profil_stack_entry *e = &t->entries[i];
+		uint_least64_t state = atomic_load_explicit(&e->state, memory_order_acquire);
+		uint64_t count;
+
+		if (state <= PROFIL_STACK_DEAD)
+			continue;
+		count = atomic_load_explicit(&e->count, memory_order_relaxed);
+		if (count > 0)
+			profil_writer_sample(w, count, e->tid, e->epoch, e->depth, t->pool + e->pcs);
+	}
+}
+
+/* The spill file, if the descriptor still is the file we made (a program may close all). */
+static int
+spill_ours(void)
+{
+	struct stat st;
+
+	return profil_rec.spill_fd >= 0 && fstat(profil_rec.spill_fd, &st) == 0 &&
+	    (uint64_t)st.st_dev == profil_rec.spill_dev &&
+	    (uint64_t)st.st_ino == profil_rec.spill_ino;
+}
+
+static void
+copy_spill(struct profil_writer *w)
+{
+	uint64_t off = 0;
+	ssize_t n;
+
+	if (profil_rec.spill_records == 0 || !spill_ours())
+		return;
+	if (profil_writer_flush(w) < 0)
+		return;
+	while (off < profil_rec.spill_bytes) {
+		size_t want = profil_rec.spill_bytes - off < sizeof(copy_buf) ?
+		    (size_t)(profil_rec.spill_bytes - off) : sizeof(copy_buf);
+		size_t done = 0;
+
+		n = pread(profil_rec.spill_fd, copy_buf, want, (off_t)off);
+		if (n <= 0) {
+			w->error = n < 0 ? -errno : -EIO;
+			return;
+		}
+		while (done < (size_t)n) {
+			ssize_t m = write(w->fd, copy_buf + done, (size_t)n - done);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0) {
+				w->error = m < 0 ? -errno : -EIO;
+				return;
+			}
+			done += (size_t)m;
+		}
+		off += (uint64_t)n;
+	}
+	w->records += profil_rec.spill_records;
+}
+
+/*
+ * Makes the other table current, waits for the adders still inside the old one, appends its
+ * entries to the spill file and clears it.  Only the file grows, by the distinct stacks of
+ * each period: memory stays bounded however long the run.
+ */
+static void
+spill_locked(void)
+{
+	struct profil_stacks *s = &profil_rec.stacks;
+	struct profil_stack_table *old = atomic_load(&s->cur);
+	struct profil_stack_table *next = old == &s->tables[0] ? &s->tables[1] : &s->tables[0];
+	struct stat st;
+
+	if (profil_rec.spill_fd < 0) {
+		int fd = open(profil_rec.dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+		if (fd < 0 || fstat(fd, &st) != 0) {
+			if (fd >= 0)
+				close(fd);
+			return;		/* no spill: a full table drops and counts */
+		}
+		profil_rec.spill_fd = fd;
+		profil_rec.spill_dev = (uint64_t)st.st_dev;
+		profil_rec.spill_ino = (uint64_t)st.st_ino;
+		profil_rec.spill_bytes = 0;
+		profil_rec.spill_records = 0;
+	}
+	if (!spill_ours())
+		return;
+	atomic_store(&s->cur, next);
+	while (atomic_load(&old->inflight) != 0)
+		sched_yield();
+	if (lseek(profil_rec.spill_fd, (off_t)profil_rec.spill_bytes, SEEK_SET) < 0)
+		return;
+	profil_writer_init_records(&writer, profil_rec.spill_fd);
+	write_table(&writer, old);
+	if (profil_writer_flush(&writer) == 0) {
+		profil_rec.spill_records += writer.records;
+		profil_rec.spill_bytes = (uint64_t)lseek(profil_rec.spill_fd, 0, SEEK_CUR);
+	} else if (ftruncate(profil_rec.spill_fd, (off_t)profil_rec.spill_bytes) != 0) {
+		profil_rec.spill_fd = -1;	/* unusable: later flushes skip it */
+	}
+	/* Fresh zero pages for the entries; the pool is reused from its start. */
+	mmap(old->entries, old->nentries * sizeof(*old->entries), PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	atomic_store(&old->pool_used, 0);
+	atomic_store(&old->used, 0);
+}
+
+void
+profil_record_spill_check_locked(void)
+{
+	struct profil_stack_table *t = atomic_load(&profil_rec.stacks.cur);
+
+	if (!profil_rec.enabled || profil_rec.pid != getpid())
+		return;
+	if (atomic_load(&t->used) * 2 > t->nentries || atomic_load(&t->pool_used) * 2 > t->npool)
+		spill_locked();
+}
+
+void
+profil_record_spill_forget(void)
+{
+	/* The descriptor is a copy of the parent's: closing it closes nothing of theirs. */
+	if (spill_ours())
+		close(profil_rec.spill_fd);
+	profil_rec.spill_fd = -1;
+	profil_rec.spill_bytes = 0;
+	profil_rec.spill_records = 0;
+}
+
+static void
 write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
     const struct profil_stats *st)
 {
@@ -129,18 +268,10 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 		profil_writer_mapping(w, &profil_rec.maps[i].m);
 	for (i = 0; i < profil_rec.nthreads; i++)
 		profil_writer_thread(w, profil_rec.threads[i].tid, profil_rec.threads[i].name);
-	for (i = 0; i < s->nentries; i++) {
-		struct profil_stack_entry *e = &s->entries[i];
-		uint_least64_t state = atomic_load_explicit(&e->state, memory_order_acquire);
-		uint64_t count;
-
-		if (state <= PROFIL_STACK_DEAD)
-			continue;
-		count = atomic_load_explicit(&e->count, memory_order_relaxed);
-		if (count > 0)
-			profil_writer_sample(w, count, e->tid, e->epoch, e->depth,
-			    s->pool + e->pcs);
-	}
+	copy_spill(w);
+	/* The table not current is empty, unless a spill could not write it: then it counts. */
+	write_table(w, &s->tables[0]);
+	write_table(w, &s->tables[1]);
 }
 
 int

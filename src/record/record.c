@@ -10,7 +10,8 @@
  *                          sample); timer (per-thread CPU timers + a signal)
  *   PROFIL_RECORD_STACKS   1: record call stacks (frame-pointer walk), 0: flat (default)
  *   PROFIL_RECORD_EXEC     0: images started by exec from a recorded process are not recorded
- *   PROFIL_RECORD_ENTRIES  distinct stacks kept in memory (default 65536)
+ *   PROFIL_RECORD_ENTRIES  distinct stacks per in-memory table (default 65536); a table half
+ *                          full is spilled to an unnamed file in the output directory
  *   PROFIL_RECORD_FLUSH_MS periodic flush interval in ms (default 1000; 0 disables)
  *
  * A fork child records into its own file; exec writes the file (exit kind "exec") and the new
@@ -152,6 +153,13 @@ flush_now(uint32_t kind, int32_t code)
 	if (!ring_mode) {
 		/* The engine lock is never held with the recorder lock: fork takes both. */
 		profil_engine_lock(&saved);
+		/*
+		 * The last write of a process that ends: no tick may land between the header's
+		 * counts and the table's, so the file accounts for every one.  (Not at exec: the
+		 * engine stops itself next, and restarts if exec fails.)
+		 */
+		if (kind == PROFIL_EXIT_NORMAL || kind == PROFIL_EXIT_SIGNAL)
+			profil_engine_stop_locked();
 		profil_engine_stats_locked(&st);
 		profil_engine_unlock(&saved);
 	}
@@ -165,15 +173,18 @@ flush_now(uint32_t kind, int32_t code)
 		profil_record_unlock();
 }
 
+/* Every few milliseconds: the rings emptied, and a half-full table spilled. */
 static void
 drain_now(void)
 {
 	int taken;
 
-	if (!ring_mode || !profil_rec.enabled || profil_rec.pid != getpid())
+	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
 	taken = profil_record_lock();
-	profil_ring_drain_all();
+	if (ring_mode)
+		profil_ring_drain_all();
+	profil_record_spill_check_locked();
 	if (taken)
 		profil_record_unlock();
 }
@@ -199,7 +210,7 @@ profil_record_maps_changed(void)
 static void *
 flusher_main(void *unused)
 {
-	unsigned int step = ring_mode ? RING_DRAIN_MS : flush_ms, since = 0;
+	unsigned int step = RING_DRAIN_MS, since = 0;
 	sigset_t all;
 
 	(void)unused;
@@ -207,8 +218,6 @@ flusher_main(void *unused)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "profil-flush");
-	if (step == 0)
-		step = RING_DRAIN_MS;
 	/* First at once: a process killed early still leaves its file, mappings and all. */
 	if (flush_ms != 0)
 		flush_now(PROFIL_EXIT_RUNNING, 0);
@@ -234,7 +243,7 @@ flusher_start(void)
 	pthread_attr_t attr;
 	pthread_t t;
 
-	if ((flush_ms == 0 && !ring_mode) || profil_real.pthread_create == NULL)
+	if (profil_real.pthread_create == NULL)
 		return;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -343,17 +352,26 @@ static void
 atfork_child(void)
 {
 	struct profil_stacks *s = &profil_rec.stacks;
+	int i;
 
 	profil_record_lock_reset();
 	if (profil_rec.enabled) {
 		profil_rec.pid = getpid();
 		profil_rec.start_ns = profil_record_now_ns();
 		/* Fresh zero pages in place of the parent's counts. */
-		mmap(s->entries, s->nentries * sizeof(*s->entries), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-		atomic_store(&s->pool_used, 0);
-		atomic_store(&s->used, 0);
+		for (i = 0; i < 2; i++) {
+			struct profil_stack_table *t = &s->tables[i];
+
+			mmap(t->entries, t->nentries * sizeof(*t->entries),
+			    PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+			atomic_store(&t->pool_used, 0);
+			atomic_store(&t->used, 0);
+			atomic_store(&t->inflight, 0);
+		}
+		atomic_store(&s->cur, &s->tables[0]);
 		atomic_store(&s->dropped, 0);
+		profil_record_spill_forget();
 		profil_rec.nthreads = 0;
 		profil_rec.warned = 0;
 		cpu_start_ns = process_cpu_ns();
@@ -407,7 +425,7 @@ setup(void)
 	unsigned long entries;
 	ssize_t n;
 	sigset_t saved;
-	int r;
+	int r, i;
 
 	profil_rec.hz = (unsigned int)env_ulong("PROFIL_RECORD_HZ", 1000, 1, PROFIL_HZ_MAX);
 	profil_rec.depth = env_ulong("PROFIL_RECORD_STACKS", 0, 0, 1) ? 128 : 1;
@@ -443,17 +461,24 @@ setup(void)
 		return -EEXIST;
 	}
 
-	/* Round the table up to a power of two; the pool holds the stacks' pcs. */
-	for (s->nentries = 64; s->nentries < entries; s->nentries <<= 1)
-		;
-	s->npool = s->nentries * (profil_rec.depth > 1 ? 32 : 1);
+	/* Round the tables up to a power of two; the pools hold the stacks' pcs. */
 	s->max_depth = profil_rec.depth;
-	s->entries = map_zero(s->nentries * sizeof(*s->entries));
-	s->pool = map_zero(s->npool * sizeof(*s->pool));
-	if (s->entries == NULL || s->pool == NULL) {
-		profil_record_warn("recorder disabled: cannot map memory", "PROFIL_RECORD_ENTRIES");
-		return -ENOMEM;
+	profil_rec.spill_fd = -1;
+	for (i = 0; i < 2; i++) {
+		struct profil_stack_table *t = &s->tables[i];
+
+		for (t->nentries = 64; t->nentries < entries; t->nentries <<= 1)
+			;
+		t->npool = t->nentries * (profil_rec.depth > 1 ? 32 : 1);
+		t->entries = map_zero(t->nentries * sizeof(*t->entries));
+		t->pool = map_zero(t->npool * sizeof(*t->pool));
+		if (t->entries == NULL || t->pool == NULL) {
+			profil_record_warn("recorder disabled: cannot map memory",
+			    "PROFIL_RECORD_ENTRIES");
+			return -ENOMEM;
+		}
 	}
+	atomic_store(&s->cur, &s->tables[0]);
 	profil_rec.sink.fn = profil_stacks_tick;
 	profil_rec.sink.arg = s;
 	note_stack_bounds();

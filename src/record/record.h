@@ -51,6 +51,12 @@ struct profil_record {
 	struct profil_record_thread threads[PROFIL_RECORD_MAX_THREADS];
 	size_t nthreads;
 	int warned;			/* said our one line on stderr */
+
+	/* Tables spilled so far: SAMPLE records in an unnamed file in the output directory. */
+	int spill_fd;			/* -1: none yet */
+	uint64_t spill_dev, spill_ino;	/* so a reused descriptor number is never written */
+	uint64_t spill_bytes;
+	uint64_t spill_records;
 };
 
 extern struct profil_record profil_rec;
@@ -73,6 +79,10 @@ void profil_record_threads_scan(void);
 int profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code,
     const struct profil_stats *st);
 int profil_record_choose_path(void);
+/* Spills the current table if it is half full.  Lock held. */
+void profil_record_spill_check_locked(void);
+/* fork child: the parent's spill is not ours. */
+void profil_record_spill_forget(void);
 
 /* src/record/ring.c: the perf ring-buffer clock.  Lock held; drain is async-signal-safe. */
 struct profil_ring_stats {

@@ -22,10 +22,10 @@ mix(uint64_t h, uint64_t v)
 }
 
 static int
-same_key(const struct profil_stacks *s, const struct profil_stack_entry *e, uint32_t tid,
+same_key(const struct profil_stack_table *t, const struct profil_stack_entry *e, uint32_t tid,
     uint32_t epoch, const uint64_t *pcs, size_t depth)
 {
-	const uint64_t *have = s->pool + e->pcs;
+	const uint64_t *have = t->pool + e->pcs;
 	size_t i;
 
 	if (e->tid != tid || e->epoch != epoch || e->depth != depth)
@@ -57,22 +57,29 @@ copy_pcs(uint64_t *dst, const uint64_t *src, size_t n)
 		*dst++ = *src++;
 }
 
-void
-profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
-    uint64_t weight)
+/* Enters the current table; see struct profil_stacks for why the re-check makes it safe. */
+static struct profil_stack_table *
+table_enter(struct profil_stacks *s)
 {
-	uint32_t epoch = atomic_load_explicit(&s->epoch, memory_order_relaxed);
-	size_t i, off, mask = s->nentries - 1;
-	uint64_t h;
+	struct profil_stack_table *t;
 
-	if (depth == 0)
-		return;
-	h = mix(mix(0x70726f66, tid), epoch);
-	for (i = 0; i < depth; i++)
-		h = mix(h, pcs[i]);
-	h |= 1ULL << 63;
+	for (;;) {
+		t = atomic_load(&s->cur);
+		atomic_fetch_add(&t->inflight, 1);
+		if (atomic_load(&s->cur) == t)
+			return t;
+		atomic_fetch_sub(&t->inflight, 1);
+	}
+}
+
+static int
+table_add(struct profil_stack_table *t, uint32_t tid, uint32_t epoch, const uint64_t *pcs,
+    size_t depth, uint64_t weight, uint64_t h)
+{
+	size_t i, off, mask = t->nentries - 1;
+
 	for (i = 0; i < MAX_PROBE; i++) {
-		struct profil_stack_entry *e = &s->entries[(h + i) & mask];
+		struct profil_stack_entry *e = &t->entries[(h + i) & mask];
 		uint_least64_t st = atomic_load_explicit(&e->state, memory_order_acquire);
 
 		if (st == PROFIL_STACK_EMPTY) {
@@ -83,29 +90,50 @@ profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, si
 				st = expect;
 				goto compare;
 			}
-			atomic_fetch_add_explicit(&s->used, 1, memory_order_relaxed);
-			off = atomic_fetch_add_explicit(&s->pool_used, depth, memory_order_relaxed);
-			if (off + depth > s->npool) {
+			atomic_fetch_add_explicit(&t->used, 1, memory_order_relaxed);
+			off = atomic_fetch_add_explicit(&t->pool_used, depth, memory_order_relaxed);
+			if (off + depth > t->npool) {
 				atomic_store_explicit(&e->state, PROFIL_STACK_DEAD,
 				    memory_order_release);
-				break;
+				return -1;
 			}
-			copy_pcs(s->pool + off, pcs, depth);
+			copy_pcs(t->pool + off, pcs, depth);
 			e->tid = tid;
 			e->epoch = epoch;
 			e->depth = (uint32_t)depth;
 			e->pcs = (uint32_t)off;
 			atomic_store_explicit(&e->count, weight, memory_order_relaxed);
 			atomic_store_explicit(&e->state, h, memory_order_release);
-			return;
+			return 0;
 		}
 compare:
-		if (st == h && same_key(s, e, tid, epoch, pcs, depth)) {
+		if (st == h && same_key(t, e, tid, epoch, pcs, depth)) {
 			atomic_fetch_add_explicit(&e->count, weight, memory_order_relaxed);
-			return;
+			return 0;
 		}
 	}
-	atomic_fetch_add_explicit(&s->dropped, weight, memory_order_relaxed);
+	return -1;
+}
+
+void
+profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
+    uint64_t weight)
+{
+	uint32_t epoch = atomic_load_explicit(&s->epoch, memory_order_relaxed);
+	struct profil_stack_table *t;
+	uint64_t h;
+	size_t i;
+
+	if (depth == 0)
+		return;
+	h = mix(mix(0x70726f66, tid), epoch);
+	for (i = 0; i < depth; i++)
+		h = mix(h, pcs[i]);
+	h |= 1ULL << 63;
+	t = table_enter(s);
+	if (table_add(t, tid, epoch, pcs, depth, weight, h) < 0)
+		atomic_fetch_add_explicit(&s->dropped, weight, memory_order_relaxed);
+	atomic_fetch_sub(&t->inflight, 1);
 }
 
 void

@@ -23,16 +23,28 @@ struct profil_stack_entry {
 	uint32_t pcs;		/* index of the first pc in the pool */
 };
 
-struct profil_stacks {
+struct profil_stack_table {
 	struct profil_stack_entry *entries;
 	size_t nentries;		/* a power of two */
 	uint64_t *pool;			/* pcs of all entries */
 	size_t npool;
 	atomic_size_t pool_used;
+	atomic_size_t used;		/* entries claimed */
+	atomic_uint inflight;		/* adders inside this table now */
+};
+
+/*
+ * Two tables: adders use the current one; the control side spills a filling table by making
+ * the other current, waiting until no adder is left inside the old one (inflight, checked
+ * Dekker-style against cur with sequentially consistent atomics), writing it out and clearing
+ * it.  So memory stays bounded however many distinct stacks a long run meets.
+ */
+struct profil_stacks {
+	_Atomic(struct profil_stack_table *) cur;
+	struct profil_stack_table tables[2];
 	atomic_uint epoch;		/* the mapping generation, bumped by the control side */
 	unsigned int max_depth;		/* 1: flat profile, the pc alone */
 	atomic_uint_least64_t dropped;	/* ticks that found no room */
-	atomic_size_t used;		/* entries claimed */
 };
 
 /* The sink: adds tick->weight to the entry of this thread's stack.  arg: struct profil_stacks. */
