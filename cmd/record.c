@@ -5,6 +5,7 @@
  * writes <progname>.<pid>.profil into DIR.  The exit status is COMMAND's, or 128+N when a
  * signal N killed it.  See profil(1).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -14,9 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "format/format.h"
 
 #define RECORD_LIB "libprofil-record.so"
 
@@ -124,6 +127,41 @@ setup_env(const char *lib, const char *hz, int stacks, const char *dir, int noex
 	return 0;
 }
 
+/*
+ * What the profiles written since `since` say that the user should know: a program that has its
+ * own SIGPROF handler or ITIMER_PROF (both kept working, but its own profile is its own), and
+ * samples dropped.  Files of other runs in the same directory are left alone.
+ */
+static void
+note_profiles(const char *dir, time_t since)
+{
+	char path[PATH_MAX], err[256];
+	struct profil_file *f;
+	struct dirent *d;
+	struct stat st;
+	DIR *dp = opendir(dir);
+
+	if (dp == NULL)
+		return;
+	while ((d = readdir(dp)) != NULL) {
+		size_t n = strlen(d->d_name);
+
+		if (d->d_name[0] == '.' || n < 8 || strcmp(d->d_name + n - 7, ".profil") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (stat(path, &st) != 0 || st.st_mtime < since ||
+		    profil_file_read(path, &f, err, sizeof(err)) != 0)
+			continue;
+		if (f->hdr.flags & PROFIL_HDR_PROGRAM_SIGPROF)
+			profil_cmd_error("program has its own SIGPROF handler or ITIMER_PROF, "
+			    "both kept working", path);
+		if (f->hdr.dropped > 0)
+			profil_cmd_error("samples dropped (see the header's dropped count)", path);
+		profil_file_free(f);
+	}
+	closedir(dp);
+}
+
 int
 profil_cmd_record(int argc, char **argv)
 {
@@ -141,6 +179,7 @@ profil_cmd_record(int argc, char **argv)
 	struct sigaction sa, ign;
 	unsigned long v;
 	int c, stacks = 0, noexec = 0, status;
+	time_t start = time(NULL);
 	pid_t pid;
 
 	optind = 1;
@@ -220,6 +259,7 @@ profil_cmd_record(int argc, char **argv)
 			return 1;
 		}
 	}
+	note_profiles(dir != NULL ? dir : "profil.out", start);
 	if (WIFSIGNALED(status)) {
 		char what[96];
 		const char *abbrev = sigabbrev_np(WTERMSIG(status));

@@ -23,14 +23,18 @@ done
 
 test_expect_success 'own SIGPROF handler and ITIMER_PROF: both keep working, file flags it' '
 	"$REC/sigprof" 0.5 > alone.out &&
-	"$PROFIL" record -o sp -- "$REC/sigprof" 0.5 > sp.out && cat alone.out sp.out &&
+	"$PROFIL" record -o sp -- "$REC/sigprof" 0.5 > sp.out 2> sp.err && cat alone.out sp.out &&
+	grep "^profil: program has its own SIGPROF handler or ITIMER_PROF, both kept working: " \
+		sp.err &&
 	test "$(sed -n "s/^sigprof //p" sp.out)" -ge 10 &&
 	"$PROFIL" dump sp/sigprof.*.profil > sp.dump &&
 	test "$(dump_total sp.dump)" -ge 300 &&
 	test $(( $(dump_field sp.dump flags) & 2 )) -eq 2
 '
 
-test_expect_success 'a program without SIGPROF is not flagged' '
+test_expect_success 'a program without SIGPROF is not flagged, and nothing is said' '
+	"$PROFIL" record -o nosp -- "$REC/exits" exit 0.1 > /dev/null 2> nosp.err
+	test $? -eq 7 && ! test -s nosp.err &&
 	"$PROFIL" dump eperf1000/eintr.*.profil > e.dump &&
 	test $(( $(dump_field e.dump flags) & 2 )) -eq 0
 '
