@@ -1,0 +1,37 @@
+#!/bin/sh
+# Where perf events are refused (seccomp here; perf_event_paranoid 3 or a container elsewhere)
+# the recorder falls back to per-thread CPU timers with a signal, and still gets the profile
+# right.  Issue 4: "fall back to per-thread CPU timers with a signal where they are not".
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIR/lib-record.sh"
+
+"$PROFIL" record -o fb -- "$REC/noperf" "$REC/split" 1.0 "$PLUGIN" > /dev/null 2> fb.err
+"$PROFIL" dump fb/split.*.profil > fb.dump
+"$PROFIL" report --tsv fb/split.*.profil > fb.tsv
+
+test_expect_success 'perf events refused: the timer clock, and no message' '
+	cat fb.err && ! test -s fb.err && test "$(dump_field fb.dump clock)" = timer
+'
+
+test_expect_success 'the timers'"'"' achieved rate is recorded (capped by the kernel tick)' '
+	hz=$(dump_field fb.dump achieved_hz) && echo "achieved $hz Hz" &&
+	awk -v hz="$hz" "BEGIN { exit !(hz >= 900 && hz <= 1100) }"
+'
+
+test_expect_success 'and the split is still right' '
+	n=0 && for f in main_work50 lib_work25 plugin_work15 main_work10; do
+		n=$((n + $(report_samples fb.tsv $f)))
+	done &&
+	share_ok $(report_samples fb.tsv main_work50) $n 0.50 2 &&
+	share_ok $(report_samples fb.tsv lib_work25) $n 0.25 2 &&
+	share_ok $(report_samples fb.tsv plugin_work15) $n 0.15 2 &&
+	share_ok $(report_samples fb.tsv main_work10) $n 0.10 2
+'
+
+test_expect_success '--clock ring where refused: one line, the program runs unprofiled' '
+	"$PROFIL" record --clock ring -o fr -- "$REC/noperf" "$REC/exits" exit 0.05 \
+		> /dev/null 2> fr.err; test $? -eq 7 && cat fr.err &&
+	test $(wc -l < fr.err) -eq 1 && grep "^profil: recorder disabled: perf ring buffers refused" fr.err
+'
+
+test_done
