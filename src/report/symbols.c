@@ -166,11 +166,6 @@ module_build_id_matches(struct profil_module *mod)
 }
 
 /*
- * A binary rebuilt since the recording may still have its old self in the debug store, as
- * /usr/lib/debug/.build-id/xx/yyyy.debug; such a file keeps the program headers, symbols and
- * DWARF of the code that ran.
- */
-/*
  * Opens a binary named by a profile file.  The path is input like any other: a FIFO or a device
  * there must neither block the report nor be read, so only regular files are accepted.
  */
@@ -187,6 +182,11 @@ open_regular(const char *path)
 	return fd;
 }
 
+/*
+ * A binary rebuilt or deleted since the recording may still have its old self in the debug
+ * store, as /usr/lib/debug/.build-id/xx/yyyy.debug; such a file keeps the program headers,
+ * symbols and DWARF of the code that ran.
+ */
 static int
 module_open_by_build_id(struct profil_symbolizer *sym, struct profil_module *mod)
 {
