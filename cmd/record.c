@@ -129,8 +129,9 @@ setup_env(const char *lib, const char *hz, int stacks, const char *dir, int noex
 
 /*
  * What the profiles written since `since` say that the user should know: a program that has its
- * own SIGPROF handler or ITIMER_PROF (both kept working, but its own profile is its own), and
- * samples dropped.  Files of other runs in the same directory are left alone.
+ * own SIGPROF handler or ITIMER_PROF (both kept working, but its own profile is its own),
+ * threads that could not be sampled, and samples dropped.  Files of other runs in the same
+ * directory are left alone.
  */
 static void
 note_profiles(const char *dir, time_t since)
@@ -155,6 +156,9 @@ note_profiles(const char *dir, time_t since)
 		if (f->hdr.flags & PROFIL_HDR_PROGRAM_SIGPROF)
 			profil_cmd_error("program has its own SIGPROF handler or ITIMER_PROF, "
 			    "both kept working", path);
+		if (f->hdr.thread_failures > 0)
+			profil_cmd_error("threads left unsampled (their clock was refused: "
+			    "RLIMIT_NOFILE, RLIMIT_MEMLOCK?)", path);
 		if (f->hdr.dropped > 0)
 			profil_cmd_error("samples dropped (see the header's dropped count)", path);
 		profil_file_free(f);

@@ -131,6 +131,13 @@ test_expect_success 'spilling while four threads add at 10 kHz loses nothing' '
 	test -z "$(ls -A spill4 | grep -v "\.profil$")"
 '
 
+test_expect_success 'threads whose clock is refused (RLIMIT_NOFILE) are counted and reported' '
+	(ulimit -n 6 && "$PROFIL" record -o nofile -- "$REC/threads" 0.1 > /dev/null 2> nofile.err)
+	cat nofile.err && grep "^profil: threads left unsampled" nofile.err &&
+	"$PROFIL" dump nofile/*.profil > nofile.dump &&
+	test "$(dump_field nofile.dump thread_failures)" -gt 0
+'
+
 test_expect_success 'the README'"'"'s first command: the bundled demo, recorded, 60/30/10' '
 	"$PROFIL" record -o demo -- "$B/demo" 1 > /dev/null &&
 	"$PROFIL" report --tsv demo > demo.tsv &&
