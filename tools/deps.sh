@@ -28,6 +28,7 @@ python3              t3003: a real interpreter to profile; t4003 drives Chromium
 xz-utils             t3003: a real compressor to profile
 gzip                 t3003: another, a program without symbols
 sqlite3              t3003: a real database shell to profile
+g++                  t3005: a C++ program, whose names profil report demangles
 libgoogle-perftools4 bench/record.sh: gperftools' libprofiler.so, compared with profil record
 google-perftools     bench/record.sh: google-pprof reads libprofiler's profiles
 "
