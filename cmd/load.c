@@ -83,8 +83,8 @@ add_dir(struct profil_report *r, const char *dir)
 		qsort(names, n, sizeof(*names), name_cmp);
 	for (i = 0; i < n && rc == 0; i++) {
 		len = strlen(dir);
-		snprintf(path, sizeof(path), "%s%s%s", dir, len > 0 && dir[len - 1] == '/' ? "" : "/",
-		    names[i]);
+		snprintf(path, sizeof(path), "%s%s%s", dir,
+		    len > 0 && dir[len - 1] == '/' ? "" : "/", names[i]);
 		rc = add_file(r, path);
 	}
 	for (i = 0; i < n; i++)

@@ -28,7 +28,8 @@
 #define GMON_VERSION		1
 #define GMON_TAG_TIME_HIST	0
 #define GMON_BIN_MAX		65535	/* HISTCOUNTER is an unsigned short */
-#define GMON_ALIGN		16	/* the histogram's ends, so function starts are bin starts */
+/* The histogram's ends are aligned, so that function starts are bin starts. */
+#define GMON_ALIGN		16
 
 struct gmon_hit {
 	uint64_t offset;		/* file offset in the object */
@@ -289,8 +290,8 @@ export_object(struct gmon_export *g, size_t k, const char *dir,
 	 * for (files recorded at different rates weigh in by their ticks). */
 	rate = o->seconds > 0 ? (double)o->ticks / o->seconds : 100;
 	for (i = 0; i < k; i++)
-		if (g->objs[i].module != NULL &&
-		    strcmp(profil_module_name(g->objs[i].module), profil_module_name(o->module)) == 0)
+		if (g->objs[i].module != NULL && strcmp(profil_module_name(g->objs[i].module),
+		    profil_module_name(o->module)) == 0)
 			nth++;
 	err = file_name(path, sizeof(path), dir, profil_module_name(o->module), nth);
 	if (err == 0)

@@ -114,7 +114,8 @@ struct idtab {
 static size_t
 id_hash(uint64_t a, uint64_t b, size_t cap)
 {
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
+	uint64_t h = a * 0x9e3779b97f4a7c15ull ^
+	    (b + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
 
 	h ^= h >> 29;
 	return (size_t)h & (cap - 1);
@@ -134,8 +135,9 @@ id_find(struct idtab *t, uint64_t a, uint64_t b)
 		for (i = 0; i < t->cap; i++) {
 			if (t->s[i].v == 0)
 				continue;
-			for (j = id_hash(t->s[i].a, t->s[i].b, cap); s[j].v != 0; j = (j + 1) & (cap - 1))
-				;
+			j = id_hash(t->s[i].a, t->s[i].b, cap);
+			while (s[j].v != 0)
+				j = (j + 1) & (cap - 1);
 			s[j] = t->s[i];
 		}
 		free(t->s);

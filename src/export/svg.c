@@ -90,8 +90,8 @@ print_head(FILE *out, const char *title, unsigned height, uint64_t total, double
 	    "#reset { cursor: pointer; fill: rgb(0,0,160); }\n"
 	    "input { font: 12px Verdana, sans-serif; width: 100%; box-sizing: border-box; }\n"
 	    "</style>\n", out);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"rgb(250,250,242)\"/>\n",
-	    SVG_WIDTH, height);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" "
+	    "fill=\"rgb(250,250,242)\"/>\n", SVG_WIDTH, height);
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"24\">", SVG_WIDTH / 2);
 	xml_puts(out, title, 200);
 	fprintf(out, "</text>\n<text x=\"%d\" y=\"46\">%" PRIu64 " samples, %.3f s of CPU. "
@@ -177,7 +177,8 @@ static const char svg_script[] =
     "    if (re !== null && re.test(name(g))) {\n"
     "      r.setAttribute('fill', 'rgb(230,0,230)');\n"
     "      var x = +g.getAttribute('data-x');\n"
-    "      if (x >= end) { sum += +g.getAttribute('data-w'); end = x + +g.getAttribute('data-w'); }\n"
+    "      var w = +g.getAttribute('data-w');\n"
+    "      if (x >= end) { sum += w; end = x + w; }\n"
     "    } else {\n"
     "      r.setAttribute('fill', r.getAttribute('data-fill'));\n"
     "    }\n"

@@ -56,7 +56,8 @@ intern(struct profil_tree *t, const char *name)
 	if (len >= sizeof(clean))
 		len = sizeof(clean) - 1;
 	for (j = 0; j < len; j++)
-		clean[j] = name[j] == ';' ? ':' : name[j] == '\n' || name[j] == '\r' ? ' ' : name[j];
+		clean[j] = name[j] == ';' ? ':' :
+		    name[j] == '\n' || name[j] == '\r' ? ' ' : name[j];
 	clean[len] = '\0';
 	if (2 * (t->nnames + 1) > t->names_cap && names_grow(t) != 0)
 		return NULL;
@@ -152,9 +153,11 @@ add_stack(void *arg, const struct profil_stack *st)
 	for (d = st->nframes; d-- > 0;) {
 		const struct profil_stack_frame *fr = &st->frames[d];
 
-		module = NULL;
-		if (fr->module != NULL && (module = intern(t, profil_module_name(fr->module))) == NULL)
+		module = fr->module != NULL ? intern(t, profil_module_name(fr->module)) : "";
+		if (module == NULL)
 			return -ENOMEM;
+		if (module[0] == '\0')
+			module = NULL;
 		for (i = profil_stack_frame_levels(fr); i-- > 0;) {
 			name = intern(t, profil_stack_frame_name(fr, i, buf, sizeof(buf)));
 			if (name == NULL || (node = child_get(t, node, name)) == 0)
