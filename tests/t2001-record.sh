@@ -132,7 +132,8 @@ test_expect_success 'spilling while four threads add at 10 kHz loses nothing' '
 '
 
 test_expect_success 'threads whose clock is refused (RLIMIT_NOFILE) are counted and reported' '
-	(ulimit -n 6 && "$PROFIL" record -o nofile -- "$REC/threads" 0.1 > /dev/null 2> nofile.err)
+	sh -c "ulimit -n 6 && exec \"\$0\" \"\$@\"" "$PROFIL" record -o nofile -- "$REC/threads" 0.1 \
+		> /dev/null 2> nofile.err
 	cat nofile.err && grep "^profil: threads left unsampled" nofile.err &&
 	"$PROFIL" dump nofile/*.profil > nofile.dump &&
 	test "$(dump_field nofile.dump thread_failures)" -gt 0
