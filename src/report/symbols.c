@@ -2,6 +2,7 @@
  * symbols.c - the symbolizer on elfutils' libdwfl: one Dwfl per binary, a cache of answers per
  * module.  See symbols.h for why modules are per binary rather than per address space.
  */
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -31,6 +32,7 @@ struct profil_alias {
 
 struct profil_module {
 	struct profil_module *next;
+	struct profil_symbolizer *sym;
 	char *path;
 	const char *name;
 	uint8_t *build_id;
@@ -54,6 +56,10 @@ struct profil_symbolizer {
 	char *debuginfo_path;		/* libdwfl's search list, NULL for its default */
 	char *debug_dir;		/* the build-id store's root, NULL for /usr/lib/debug */
 	Dwfl_Callbacks callbacks;
+	/* The C++ demangler of the C++ runtime, looked for at the first mangled name. */
+	int cxx_tried;
+	void *cxx;
+	char *(*demangle)(const char *mangled, char *buf, size_t *len, int *status);
 };
 
 struct profil_symbolizer *
@@ -104,6 +110,8 @@ profil_symbolizer_free(struct profil_symbolizer *sym)
 	}
 	free(sym->debuginfo_path);
 	free(sym->debug_dir);
+	if (sym->cxx != NULL)
+		dlclose(sym->cxx);
 	free(sym);
 }
 
@@ -393,6 +401,7 @@ profil_symbolizer_module(struct profil_symbolizer *sym, const char *path, const 
 	if (build_id_len > 0)
 		memcpy(mod->build_id, build_id, build_id_len);
 	mod->build_id_len = build_id_len;
+	mod->sym = sym;
 	slash = strrchr(mod->path, '/');
 	mod->name = slash != NULL && slash[1] != '\0' ? slash + 1 : mod->path;
 	module_open(sym, mod);
@@ -567,6 +576,41 @@ module_inline_chain(struct profil_module *mod, Dwarf_Addr addr, struct profil_fr
 	return n;
 }
 
+/*
+ * The name of a function as views show it: without a symbol version (debug files' symbol tables
+ * say pthread_mutex_lock@@GLIBC_2.2.5; it is one function whichever version a caller bound to),
+ * and demangled when it is a C++ name, as perf and gprof -C show them.  The demangler is the C++
+ * runtime's own, __cxa_demangle, found at run time: profil is C and needs no C++ to build, and
+ * without it names stay mangled.  Returns an allocated name, or NULL to show name as it is.
+ */
+static char *
+display_name(struct profil_symbolizer *sym, const char *name)
+{
+	const char *at = strchr(name, '@');
+	char *plain = at != NULL ? strndup(name, (size_t)(at - name)) : NULL, *d;
+	int status = -1;
+
+	if (strncmp(name, "_Z", 2) != 0)
+		return plain;
+	if (!sym->cxx_tried) {
+		sym->cxx_tried = 1;
+		sym->cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (sym->cxx != NULL)
+			*(void **)&sym->demangle = dlsym(sym->cxx, "__cxa_demangle");
+	}
+	if (sym->demangle == NULL)
+		return plain;
+	d = sym->demangle(plain != NULL ? plain : name, NULL, NULL, &status);
+	if (status != 0 || d == NULL) {
+		free(d);
+		return plain;
+	}
+	free(plain);
+	/* d is the demangler's malloc()ed name; cppcheck takes it for the address of status. */
+	/* cppcheck-suppress returnDanglingLifetime */
+	return d;
+}
+
 static int
 module_resolve(struct profil_module *mod, uint64_t offset, struct profil_location **out)
 {
@@ -575,7 +619,8 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 	const char *name = NULL;
 	uint64_t vaddr, start = 0, dstart = 0;
 	GElf_Off symoff = 0;
-	const char *at, *alias;
+	const char *alias;
+	char *shown;
 	GElf_Sym symbol;
 	size_t n = 0, extra;
 
@@ -604,21 +649,19 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 	 * machine code (foo.cold, foo.isra.0 are separate pieces), DWARF names the source function.
 	 */
 	chain[n - 1].function = name;
-	/*
-	 * Symbol tables of debug files carry versions (pthread_mutex_lock@@GLIBC_2.2.5); the
-	 * function is the same whichever version a caller bound to, so the name stops at '@'.
-	 */
-	at = name != NULL ? strchr(name, '@') : NULL;
-	extra = at != NULL ? (size_t)(at - name) + 1 : 0;
+	shown = name != NULL ? display_name(mod->sym, name) : NULL;
+	extra = shown != NULL ? strlen(shown) + 1 : 0;
 	loc = malloc(sizeof(*loc) + n * sizeof(loc->frames[0]) + extra);
-	if (loc == NULL)
+	if (loc == NULL) {
+		free(shown);
 		return -ENOMEM;
-	if (at != NULL) {
+	}
+	if (shown != NULL) {
 		char *copy = (char *)loc + sizeof(*loc) + n * sizeof(loc->frames[0]);
 
-		memcpy(copy, name, extra - 1);
-		copy[extra - 1] = '\0';
+		memcpy(copy, shown, extra);
 		chain[n - 1].function = copy;
+		free(shown);
 	}
 	loc->module = mod;
 	loc->offset = offset;
