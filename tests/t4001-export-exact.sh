@@ -45,13 +45,17 @@ test_expect_success 'folded: leaves sum to the flat view of profil report, funct
 	diff flat.want flat.got
 '
 
+# pprof_flat TOP: "function flat" of go tool pprof -top output, rows with flat samples only.
+pprof_flat() {
+	awk '/^ *flat/ { on = 1; next } on && $1 > 0 { print $6, $1 }' "$1" | sort
+}
 test_expect_success 'pprof: go tool pprof -top agrees with profil report, function by function' '
 	"$P" export --format=pprof -o one.pb.gz one.profil 2> /dev/null &&
 	test "$(head -c 2 one.pb.gz | od -An -tx1 | tr -d " ")" = 1f8b &&
 	go tool pprof -top -noinlines -nodefraction=0 -nodecount=100000 -sample_index=samples \
 		one.pb.gz > top.txt 2>&1 &&
 	cat top.txt &&
-	awk "/^ *flat/ { on = 1; next } on && \$1 > 0 { print \$6, \$1 }" top.txt | sort > pprof.got &&
+	pprof_flat top.txt > pprof.got &&
 	diff flat.want pprof.got
 '
 test_expect_success 'pprof: cpu values are ticks over the achieved rate (500 at 800 Hz = 625 ms)' '
@@ -105,11 +109,12 @@ test_expect_success 'two processes: folded counts double, pprof still agrees wit
 	mkdir two && cp one.profil two/a.1.profil && cp one.profil two/b.2.profil &&
 	"$P" export -f folded two > two.folded 2> /dev/null &&
 	awk "{ \$NF = 2 * \$NF; print }" out.folded | cmp - two.folded &&
-	"$P" report --tsv two 2> /dev/null | awk -F "\t" "NR > 1 { print \$7, \$6 }" | sort > two.want &&
+	"$P" report --tsv two 2> /dev/null |
+		awk -F "\t" "NR > 1 { print \$7, \$6 }" | sort > two.want &&
 	"$P" export -f pprof -o two.pb.gz two 2> /dev/null &&
 	go tool pprof -top -noinlines -nodefraction=0 -nodecount=100000 -sample_index=samples \
 		two.pb.gz > top2.txt 2>&1 &&
-	awk "/^ *flat/ { on = 1; next } on && \$1 > 0 { print \$6, \$1 }" top2.txt | sort > two.got &&
+	pprof_flat top2.txt > two.got &&
 	diff two.want two.got
 '
 
@@ -164,7 +169,8 @@ python3 "$TEST_DIR/export/synth.py" mapping fifo.profil "$PWD/fifo"
 for fmt in folded pprof svg gmon; do
 	test_expect_success "$fmt: a mapping that names a FIFO is a missing binary, not a hang" '
 		timeout 20 "$P" export -f $fmt -o fifo.$fmt fifo.profil > /dev/null 2> err; rc=$?
-		cat err; test $rc = 0 && grep -q "^profil: cannot open binary.*: '\''$PWD/fifo'\''$" err
+		cat err; test $rc = 0 &&
+		grep -q "^profil: cannot open binary.*: '\''$PWD/fifo'\''$" err
 	'
 done
 test_expect_success 'an output that cannot be created exits 1 naming it' '

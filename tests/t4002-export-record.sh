@@ -44,7 +44,8 @@ test_expect_success 'pprof: go tool pprof -top -noinlines agrees with profil rep
 	"$P" export -f pprof -o rec.pb.gz rec 2> /dev/null &&
 	go tool pprof -top -noinlines -nodefraction=0 -nodecount=100000 -sample_index=samples \
 		rec.pb.gz > top.txt 2>&1 &&
-	awk "/^ *flat/ { on = 1; next } on && \$1 > 0 { print \$6, \$1 }" top.txt | sort > pprof.got &&
+	awk "/^ *flat/ { on = 1; next } on && \$1 > 0 { print \$6, \$1 }" top.txt |
+		sort > pprof.got &&
 	awk -F "\t" "NR > 1 { print \$7, \$6 }" report.tsv | sort > report.want &&
 	diff report.want pprof.got
 '

@@ -56,7 +56,8 @@ class Browser:
              "--no-first-run", "--disable-background-networking", "--disable-component-update",
              "--disable-sync", "--user-data-dir=" + self.profile,
              "--window-size=%d,%d" % (WIDTH, height), "--remote-debugging-pipe", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None if os.environ.get("FLAME_DEBUG") else subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=None if os.environ.get("FLAME_DEBUG") else subprocess.DEVNULL,
             preexec_fn=fds, close_fds=False)
         os.close(r3)
         os.close(w4)

@@ -35,7 +35,8 @@ cp seeds/* "$CORPUS"/
 rc=$?
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' log)
 if [ $rc -eq 0 ] && [ -n "$runs" ]; then
-	echo "ok - the reader survived $runs fuzzed inputs in $SECS s ($(ls "$CORPUS" | wc -l) in the corpus)"
+	n=$(ls "$CORPUS" | wc -l)
+	echo "ok - the reader survived $runs fuzzed inputs in $SECS s ($n in the corpus)"
 	exit 0
 fi
 tail -n 40 log | sed 's/^/# /'
