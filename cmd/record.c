@@ -30,13 +30,15 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: profil record [-F HZ] [-g] [-o DIR] [-x] [--clock CLOCK] -- COMMAND "
 	    "[ARGS...]\n"
-	    "  -F, --freq HZ   samples per second of CPU time, per thread, 1..20000 (default 1000)\n"
+	    "  -F, --freq HZ   samples per second of each thread's CPU time, 1..20000\n"
+	    "                  (default 1000)\n"
 	    "  -g, --call-graph  record call stacks (frame pointers)\n"
 	    "  -o, --output DIR  where the profiles go (default ./profil.out/)\n"
 	    "  -x, --no-exec   do not record the programs COMMAND's processes exec\n"
-	    "  --clock CLOCK   auto (default: ring where perf events are allowed, else timer/perf),\n"
-	    "                  ring (perf ring buffers, no signals), perf (perf events and a signal\n"
-	    "                  per sample) or timer (per-thread CPU timers and a signal)\n");
+	    "  --clock CLOCK   auto (default: ring where perf events are allowed, else\n"
+	    "                  timer or perf), ring (perf ring buffers, no signals), perf\n"
+	    "                  (perf events and a signal per sample) or timer (per-thread\n"
+	    "                  CPU timers and a signal)\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -268,8 +270,8 @@ profil_cmd_record(int argc, char **argv)
 		char what[96];
 		const char *abbrev = sigabbrev_np(WTERMSIG(status));
 
-		snprintf(what, sizeof(what), "command killed by signal %d (SIG%s)", WTERMSIG(status),
-		    abbrev != NULL ? abbrev : "?");
+		snprintf(what, sizeof(what), "command killed by signal %d (SIG%s)",
+		    WTERMSIG(status), abbrev != NULL ? abbrev : "?");
 		profil_cmd_error(what, argv[optind]);
 		return 128 + WTERMSIG(status);
 	}

@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROFIL_FORMAT_MAGIC	"\x89PROFIL\n"	/* 8 bytes, no terminating NUL in the file */
+/* 8 bytes; the file holds no terminating NUL. */
+#define PROFIL_FORMAT_MAGIC	"\x89PROFIL\n"
 #define PROFIL_FORMAT_VERSION	1
 
 /* Record types. */
@@ -41,7 +42,8 @@ enum profil_exit_kind {
 	PROFIL_EXIT_NORMAL = 1,		/* exit(3), return from main, _exit(2); code = status
 					   when known, else -1 */
 	PROFIL_EXIT_SIGNAL = 2,		/* a fatal signal; code = its number */
-	PROFIL_EXIT_EXEC = 3,		/* replaced by execve(2); the new image has its own file */
+	PROFIL_EXIT_EXEC = 3,		/* replaced by execve(2); the new image has its own
+					   file */
 };
 
 /* header.clock beyond enum profil_clock: perf events written to ring buffers, no signal. */
@@ -49,7 +51,7 @@ enum profil_exit_kind {
 
 /* header.flags */
 #define PROFIL_HDR_STACKS	0x1	/* samples carry call stacks (-g) */
-#define PROFIL_HDR_PROGRAM_SIGPROF 0x2	/* the program had its own SIGPROF handler or ITIMER_PROF */
+#define PROFIL_HDR_PROGRAM_SIGPROF 0x2	/* the program had its own SIGPROF or ITIMER_PROF */
 
 /* Epochs: the mapping generation.  unload_epoch of a mapping still present at the end. */
 #define PROFIL_EPOCH_NEVER	UINT32_MAX
@@ -59,12 +61,12 @@ struct profil_file_header {
 	uint32_t ppid;
 	uint32_t requested_hz;
 	uint32_t clock;			/* 1 timer, 2 perf (a signal per sample), 3 ring */
-	uint64_t achieved_mhz;		/* achieved rate in millihertz: ticks per CPU second */
+	uint64_t achieved_mhz;		/* achieved rate, mHz: ticks per CPU second */
 	uint64_t start_ns;		/* CLOCK_REALTIME at start */
 	uint64_t end_ns;		/* CLOCK_REALTIME at the last flush */
 	uint64_t cpu_ns;		/* process CPU time while recording */
 	uint64_t samples;		/* signals or kernel records that produced a sample */
-	uint64_t ticks;			/* clock periods those samples stand for (>= samples) */
+	uint64_t ticks;			/* periods the samples stand for (>= samples) */
 	uint64_t dropped;		/* ticks lost: table or stack pool full, ring full */
 	uint32_t exit_kind;		/* enum profil_exit_kind */
 	int32_t exit_code;		/* status or signal number, see profil_exit_kind */

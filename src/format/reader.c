@@ -96,8 +96,8 @@ parse_header(struct parse *ps, const uint8_t *p, size_t len, size_t at)
 	uint32_t pl, el;
 
 	if (len < 104)
-		return fail(ps->err, ps->errlen, "header record too short (%zu bytes) at offset %zu",
-		    len, at);
+		return fail(ps->err, ps->errlen,
+		    "header record too short (%zu bytes) at offset %zu", len, at);
 	h->pid = get_u32(p);
 	h->ppid = get_u32(p + 4);
 	h->requested_hz = get_u32(p + 8);
@@ -117,7 +117,8 @@ parse_header(struct parse *ps, const uint8_t *p, size_t len, size_t at)
 	h->thread_failures = get_u32(p + 92);
 	pl = get_u32(p + 96);
 	el = get_u32(p + 100);
-	if (pl > PROFIL_FORMAT_MAX_NAME || el > PROFIL_FORMAT_MAX_PATH || 104 + (size_t)pl + el > len)
+	if (pl > PROFIL_FORMAT_MAX_NAME || el > PROFIL_FORMAT_MAX_PATH ||
+	    104 + (size_t)pl + el > len)
 		return fail(ps->err, ps->errlen, "header strings overrun the record at offset %zu",
 		    at);
 	h->progname = dup_string(p + 104, pl, &ps->nomem);
@@ -146,7 +147,8 @@ parse_mapping(struct parse *ps, const uint8_t *p, size_t len, size_t at)
 	if (get_u64(p) >= get_u64(p + 8))
 		return fail(ps->err, ps->errlen, "mapping ends before it starts at offset %zu", at);
 	if (get_u32(p + 40) > get_u32(p + 44))
-		return fail(ps->err, ps->errlen, "mapping unloaded before loaded at offset %zu", at);
+		return fail(ps->err, ps->errlen, "mapping unloaded before loaded at offset %zu",
+		    at);
 	m = grow((void **)&f->maps, &f->nmaps, &ps->cap_maps, sizeof(*m));
 	if (m == NULL)
 		return -ENOMEM;
@@ -202,7 +204,8 @@ parse_sample(struct parse *ps, const uint8_t *p, size_t len, size_t at)
 		return fail(ps->err, ps->errlen, "sample record too short at offset %zu", at);
 	depth = get_u32(p + 16);
 	if (depth == 0 || depth > PROFIL_FORMAT_MAX_DEPTH || 20 + 8 * (size_t)depth > len)
-		return fail(ps->err, ps->errlen, "sample depth %u invalid at offset %zu", depth, at);
+		return fail(ps->err, ps->errlen, "sample depth %u invalid at offset %zu", depth,
+		    at);
 	if (get_u64(p) == 0)
 		return fail(ps->err, ps->errlen, "sample with a zero count at offset %zu", at);
 	s = grow((void **)&f->samples, &f->nsamples, &ps->cap_samples, sizeof(*s));
@@ -242,7 +245,8 @@ parse_all(struct parse *ps, const uint8_t *data, size_t len)
 			    "truncated: no end record after %llu records (%zu bytes)",
 			    (unsigned long long)records, len);
 		if (len - off < 12)
-			return fail(ps->err, ps->errlen, "truncated record frame at offset %zu", off);
+			return fail(ps->err, ps->errlen, "truncated record frame at offset %zu",
+			    off);
 		type = get_u32(data + off);
 		plen = get_u32(data + off + 4);
 		if (plen > PROFIL_FORMAT_MAX_RECORD)
@@ -253,16 +257,17 @@ parse_all(struct parse *ps, const uint8_t *data, size_t len)
 			    "truncated: record of %u bytes at offset %zu runs past the end", plen,
 			    off);
 		if (profil_crc32(0, data + off, 8 + (size_t)plen) != get_u32(data + off + 8 + plen))
-			return fail(ps->err, ps->errlen, "checksum mismatch in record at offset %zu",
-			    off);
+			return fail(ps->err, ps->errlen,
+			    "checksum mismatch in record at offset %zu", off);
 		p = data + off + 8;
 		if (!have_header && type != PROFIL_REC_HEADER)
-			return fail(ps->err, ps->errlen, "first record is not a header (offset %zu)",
-			    off);
+			return fail(ps->err, ps->errlen,
+			    "first record is not a header (offset %zu)", off);
 		switch (type) {
 		case PROFIL_REC_HEADER:
 			if (have_header)
-				return fail(ps->err, ps->errlen, "second header at offset %zu", off);
+				return fail(ps->err, ps->errlen, "second header at offset %zu",
+				    off);
 			have_header = 1;
 			r = parse_header(ps, p, plen, off);
 			break;
@@ -277,15 +282,15 @@ parse_all(struct parse *ps, const uint8_t *data, size_t len)
 			break;
 		case PROFIL_REC_END:
 			if (plen < 8)
-				return fail(ps->err, ps->errlen, "end record too short at offset %zu",
-				    off);
+				return fail(ps->err, ps->errlen,
+				    "end record too short at offset %zu", off);
 			if (get_u64(p) != records)
 				return fail(ps->err, ps->errlen,
 				    "end record counts %llu records, file has %llu",
 				    (unsigned long long)get_u64(p), (unsigned long long)records);
 			if (off + 12 + plen != len)
-				return fail(ps->err, ps->errlen, "data after the end record at offset %zu",
-				    off + 12 + plen);
+				return fail(ps->err, ps->errlen,
+				    "data after the end record at offset %zu", off + 12 + plen);
 			return 0;
 		default:
 			r = 0;	/* a newer record type: skipped */

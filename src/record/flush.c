@@ -112,7 +112,8 @@ write_table(struct profil_writer *w, const struct profil_stack_table *t)
 			continue;
 		count = atomic_load_explicit(&e->count, memory_order_relaxed);
 		if (count > 0)
-			profil_writer_sample(w, count, e->tid, e->epoch, e->depth, t->pool + e->pcs);
+			profil_writer_sample(w, count, e->tid, e->epoch, e->depth,
+			    t->pool + e->pcs);
 	}
 }
 
