@@ -35,6 +35,17 @@ test_expect_success 'svg: one frame per distinct stack prefix, and the root with
 '
 test_run_prog flame python3 "$TEST_DIR/export/flame.py" flame.svg "${PROFIL_TEST_SHOTS:-.}/flame.png" \
 	shared_call libshared.so "$(under "^shared_call$")" pie_work "$(under "^pie_work$")" "$total"
+# Names are data: a module whose path holds markup, UTF-8 and a byte that is no UTF-8.
+python3 "$TEST_DIR/export/synth.py" mapping odd.profil '/nowhere/a<b&c>\xc3\xa9\xff.so'
+test_expect_success 'svg: markup in names is escaped, UTF-8 kept, stray bytes replaced' '
+	"$P" export -f svg -o odd.svg odd.profil 2> /dev/null &&
+	python3 - odd.svg <<-PY
+	import sys, xml.etree.ElementTree as E
+	names = [g.get("data-name") for g in E.parse(sys.argv[1]).iter("{http://www.w3.org/2000/svg}g")]
+	print(names)
+	sys.exit(0 if "a<b&c>\u00e9?.so+0x500" in names else 1)
+	PY
+'
 # A complete profile without samples (docs/FORMAT.md): preamble, HEADER, END.
 python3 "$TEST_DIR/export/synth.py" empty empty.profil
 test_expect_success 'svg: a profile without samples is an error naming the output, not a graph' '

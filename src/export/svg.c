@@ -22,28 +22,54 @@
 #define SVG_BOTTOM	30	/* the details line */
 #define SVG_CHAR	7.0	/* average glyph width of the 12px font, to shorten labels */
 
-/* XML text: markup characters escaped, control bytes and non-ASCII bytes (which may not be
- * valid UTF-8 and would make the whole file unreadable) written as '?'. */
-static void
-xml_puts(FILE *out, const char *s, size_t max)
+/* The length of the valid UTF-8 sequence at s (no overlong forms, no surrogates, at most
+ * U+10FFFF), or 0. */
+static size_t
+utf8_len(const unsigned char *s)
 {
-	size_t n;
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	cp = s[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* XML text of at most max characters: markup characters escaped, valid UTF-8 kept, control and
+ * stray bytes (which would make the whole file unreadable) written as '?'. */
+static void
+xml_puts(FILE *out, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n, len;
 
 	for (n = 0; *s != '\0' && n < max; s++, n++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '&')
+		if (*s == '&') {
 			fputs("&amp;", out);
-		else if (c == '<')
+		} else if (*s == '<') {
 			fputs("&lt;", out);
-		else if (c == '>')
+		} else if (*s == '>') {
 			fputs("&gt;", out);
-		else if (c == '"')
+		} else if (*s == '"') {
 			fputs("&quot;", out);
-		else if (c < 0x20 || c >= 0x7f)
+		} else if (*s >= 0x20 && *s < 0x7f) {
+			fputc(*s, out);
+		} else if (*s >= 0x80 && (len = utf8_len(s)) > 0) {
+			fwrite(s, 1, len, out);
+			s += len - 1;
+		} else {
 			fputc('?', out);
-		else
-			fputc(c, out);
+		}
 	}
 }
 
