@@ -60,6 +60,12 @@ test_expect_success 'pprof: the inlined right_inner is a frame, on exactly the f
 	test "$got" = "$(count ";right_inner;")"
 '
 
+test_expect_success 'svg: the inlined right_inner is marked inlined, its callers and callees not' '
+	"$P" export -f svg -o rec.svg rec 2> /dev/null &&
+	grep -q "<g class=\"f inl\" [^>]*data-name=\"right_inner\" data-module=\"callers\" data-inline=\"1\"" rec.svg &&
+	! grep -q "data-name=\"\(right\|hot_b\|main\)\"[^>]*data-inline" rec.svg
+'
+
 test_expect_success 'gmon: GNU gprof sees hot_a and hot_b in the constructed proportion' '
 	"$P" export -f gmon -o gm rec > written 2> /dev/null &&
 	gprof -b -p "$PROG" gm/gmon.callers.out > gprof.txt &&

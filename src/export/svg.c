@@ -113,6 +113,7 @@ print_head(FILE *out, const char *title, unsigned height, uint64_t total, double
 	    ".f text { pointer-events: none; }\n"
 	    ".hidden { display: none; }\n"
 	    ".parent rect { opacity: 0.5; }\n"
+	    ".inl rect { stroke: rgb(80,80,80); stroke-width: 0.8; stroke-dasharray: 3,2; }\n"
 	    "#reset { cursor: pointer; fill: rgb(0,0,160); }\n"
 	    "input { font: 12px Verdana, sans-serif; width: 100%; box-sizing: border-box; }\n"
 	    "</style>\n", out);
@@ -162,7 +163,8 @@ static const char svg_script[] =
     "function info(g) {\n"
     "  var w = +g.getAttribute('data-w');\n"
     "  var m = g.getAttribute('data-module');\n"
-    "  return name(g) + (m ? ' in ' + m : '') + ' (' + w + ' samples, ' +\n"
+    "  return name(g) + (m ? ' in ' + m : '') +\n"
+    "    (g.getAttribute('data-inline') ? ', inlined' : '') + ' (' + w + ' samples, ' +\n"
     "    (100 * w / total).toFixed(2) + '%%)';\n"
     "}\n"
     "function label(g, width) {\n"
@@ -178,14 +180,14 @@ static const char svg_script[] =
     "  boxes.forEach(function (g) {\n"
     "    var x = +g.getAttribute('data-x'), w = +g.getAttribute('data-w');\n"
     "    var d = +g.getAttribute('data-d'), r = g.firstElementChild.nextElementSibling;\n"
-    "    var t = r.nextElementSibling, cls = 'f';\n"
+    "    var t = r.nextElementSibling, cls = g.getAttribute('data-inline') ? 'f inl' : 'f';\n"
     "    if (x + w <= zx || x >= zx + zw || (d < zd && !(x <= zx && x + w >= zx + zw))) {\n"
     "      g.setAttribute('class', 'f hidden');\n"
     "      return;\n"
     "    }\n"
     "    var a = Math.max(x, zx), b = Math.min(x + w, zx + zw);\n"
     "    var px = PAD + (a - zx) * scale, pw = (b - a) * scale;\n"
-    "    if (d < zd) cls = 'f parent';\n"
+    "    if (d < zd) cls += ' parent';\n"
     "    g.setAttribute('class', cls);\n"
     "    r.setAttribute('x', px.toFixed(2));\n"
     "    r.setAttribute('width', pw.toFixed(2));\n"
@@ -247,19 +249,24 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 			snprintf(fill, sizeof(fill), "rgb(200,200,200)");
 		else
 			colour(name, nd[n].module, fill, sizeof(fill));
-		fprintf(out, "<g class=\"f\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
-		    "\" data-d=\"%u\" data-name=\"", x[n], nd[n].total, nd[n].depth);
+		fprintf(out, "<g class=\"%s\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
+		    "\" data-d=\"%u\" data-name=\"", nd[n].inlined ? "f inl" : "f", x[n],
+		    nd[n].total, nd[n].depth);
 		xml_puts(out, name, 4096);
 		if (nd[n].module != NULL) {
 			fprintf(out, "\" data-module=\"");
 			xml_puts(out, nd[n].module, 4096);
 		}
+		if (nd[n].inlined)
+			fprintf(out, "\" data-inline=\"1");
 		fprintf(out, "\"><title>");
 		xml_puts(out, name, 4096);
 		if (nd[n].module != NULL) {
 			fprintf(out, " in ");
 			xml_puts(out, nd[n].module, 4096);
 		}
+		if (nd[n].inlined)
+			fprintf(out, ", inlined");
 		fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", nd[n].total,
 		    100.0 * (double)nd[n].total / (double)nd[0].total);
 		fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" rx=\"2\" "

@@ -162,8 +162,10 @@ add_stack(void *arg, const struct profil_stack *st)
 			name = intern(t, profil_stack_frame_name(fr, i, buf, sizeof(buf)));
 			if (name == NULL || (node = child_get(t, node, name)) == 0)
 				return -ENOMEM;
-			if (t->nodes[node].total == 0)
+			if (t->nodes[node].total == 0) {
 				t->nodes[node].module = module;
+				t->nodes[node].inlined = i + 1 < profil_stack_frame_levels(fr);
+			}
 			t->nodes[node].total += count;
 		}
 	}

@@ -21,6 +21,7 @@ struct profil_tree_node {
 	size_t child;			/* first child, children sorted by name */
 	size_t next;			/* next sibling */
 	unsigned depth;			/* root 0 */
+	int inlined;			/* code inlined into its caller (the first stack seen) */
 };
 
 struct profil_tree {
