@@ -44,7 +44,8 @@ if [ ! -x "$W/split" ] || [ "$ROOT/tests/record/split.c" -nt "$W/split" ]; then
 	$CC -O2 -g -fno-omit-frame-pointer -fPIC -shared -o "$W/libsplitplugin.so" \
 		"$ROOT/tests/record/lib/splitplugin.c" &&
 	$CC -O2 -g -fno-omit-frame-pointer -pthread -o "$W/split" "$ROOT/tests/record/split.c" \
-		-L"$W" -Wl,-rpath,"$W" -lsplit -ldl || { echo "record.sh: cannot build" >&2; exit 1; }
+		-L"$W" -Wl,-rpath,"$W" -lsplit -ldl ||
+		{ echo "record.sh: cannot build" >&2; exit 1; }
 fi
 if [ ! -x "$W/cputime" ] || [ "$ROOT/bench/record-cputime.c" -nt "$W/cputime" ]; then
 	$CC -O2 -o "$W/cputime" "$ROOT/bench/record-cputime.c" ||
@@ -128,13 +129,15 @@ done
 
 echo "## record.sh: profil record vs perf record vs gperftools (workload: split 50/25/15/10)"
 echo
-echo "$RUNS runs of $BLOCKS blocks (about $SECS s of CPU) each, medians; CPU includes the profiler's"
-echo "own process; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+echo "$RUNS runs of $BLOCKS blocks (about $SECS s of CPU) each, medians; CPU includes the"
+echo "profiler's own process; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
 awk '
 function median(list,   n, a, i, j, t) {
 	n = split(list, a, " ")
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 {
@@ -156,7 +159,8 @@ function median(list,   n, a, i, j, t) {
 }
 END {
 	bw = median(wall["none 0"]); bc = median(cpu["none 0"])
-	printf "| profiler | requested Hz | wall ratio | CPU ratio | samples/CPU s | %% of rate | max error (pp) |\n"
+	printf "| profiler | requested Hz | wall ratio | CPU ratio | samples/CPU s | %% of rate |"
+	printf " max error (pp) |\n"
 	printf "|---|---|---|---|---|---|---|\n"
 	printf "| none | - | 1.000 | 1.000 | - | - | - |\n"
 	for (k = 1; k <= nk; k++) {
@@ -200,10 +204,17 @@ startup() {
 base=$(startup /bin/true)
 echo "| profiler | added wall (ms) |"
 echo "|---|---|"
-echo "| profil record | $(awk -v a="$(startup "$PROFIL" record -o "$TMP/st" -- /bin/true)" -v b="$base" 'BEGIN { printf "%.1f", (a - b) / 1000 }') |"
+# added NAME CMD...: a table row with the wall time CMD adds to /bin/true, in ms.
+added() {
+	name=$1
+	shift
+	echo "| $name | $(awk -v a="$(startup "$@")" -v b="$base" \
+	    'BEGIN { printf "%.1f", (a - b) / 1000 }') |"
+}
+added "profil record" "$PROFIL" record -o "$TMP/st" -- /bin/true
 case " $TOOLS " in *" perf "*)
-	echo "| perf record | $(awk -v a="$(startup perf record -q -e cpu-clock:u -o "$TMP/st.data" -- /bin/true)" -v b="$base" 'BEGIN { printf "%.1f", (a - b) / 1000 }') |" ;;
+	added "perf record" perf record -q -e cpu-clock:u -o "$TMP/st.data" -- /bin/true ;;
 esac
 case " $TOOLS " in *" gperftools "*)
-	echo "| gperftools | $(awk -v a="$(startup env LD_PRELOAD="$GPERF" CPUPROFILE="$TMP/st.prof" /bin/true)" -v b="$base" 'BEGIN { printf "%.1f", (a - b) / 1000 }') |" ;;
+	added gperftools env LD_PRELOAD="$GPERF" CPUPROFILE="$TMP/st.prof" /bin/true ;;
 esac

@@ -22,7 +22,7 @@ test_expect_success 'header: requested 1000 Hz by default, achieved rate and exi
 	test "$(dump_field dump exit)" = exit &&
 	test "$(dump_field dump progname)" = exits &&
 	test "$(dump_field dump exe)" = "$REC/exits" &&
-	awk "/^header/ { for (i = 1; i <= NF; i++) if (\$i ~ /^achieved_hz=/) { split(\$i, a, \"=\"); exit !(a[2] > 0) } }" dump
+	hz=$(dump_field dump achieved_hz) && awk -v hz="$hz" "BEGIN { exit !(hz > 0) }"
 '
 
 test_expect_success 'default output directory is ./profil.out' '
@@ -45,7 +45,8 @@ test_expect_success '--clock timer -F 100: per-thread CPU timers, 100 Hz recorde
 '
 
 test_expect_success '--clock perf: perf events with a signal per sample' '
-	"$PROFIL" record --clock perf -o fperf -- "$REC/exits" exit 0.3 > /dev/null; test $? -eq 7 &&
+	"$PROFIL" record --clock perf -o fperf -- "$REC/exits" exit 0.3 > /dev/null
+	test $? -eq 7 &&
 	"$PROFIL" dump fperf/*.profil > dperf && test "$(dump_field dperf clock)" = perf &&
 	n=$(dump_total dperf) && test "$n" -ge 250
 '
@@ -132,8 +133,8 @@ test_expect_success 'spilling while four threads add at 10 kHz loses nothing' '
 '
 
 test_expect_success 'threads whose clock is refused (RLIMIT_NOFILE) are counted and reported' '
-	sh -c "ulimit -n 6 && exec \"\$0\" \"\$@\"" "$PROFIL" record -o nofile -- "$REC/threads" 0.1 \
-		> /dev/null 2> nofile.err
+	sh -c "ulimit -n 6 && exec \"\$0\" \"\$@\"" \
+		"$PROFIL" record -o nofile -- "$REC/threads" 0.1 > /dev/null 2> nofile.err
 	cat nofile.err && grep "^profil: threads left unsampled" nofile.err &&
 	"$PROFIL" dump nofile/*.profil > nofile.dump &&
 	test "$(dump_field nofile.dump thread_failures)" -gt 0

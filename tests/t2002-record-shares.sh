@@ -42,7 +42,7 @@ test_expect_success 'every object appears as its module' '
 	awk -F "\t" "\$7 == \"plugin_work15\" && \$8 == \"libsplitplugin.so\"" split.tsv | grep .
 '
 
-test_expect_success 'the dlclose'"'"'d plugin keeps its mapping, with the epoch it was unloaded in' '
+test_expect_success 'the dlclose'"'"'d plugin keeps its mapping and its unload epoch' '
 	grep "^mapping .* epochs=[0-9]*-[0-9]* .*libsplitplugin.so$" split.dump
 '
 
@@ -81,8 +81,8 @@ test_expect_success 'every thread appears by name, with its own samples' '
 	for t in worker-a worker-b worker-c worker-d; do
 		tid=$(awk -v t=$t "\$1 == \"thread\" && \$3 == t { print \$2 }" threads.dump) &&
 		test -n "$tid" &&
-		n=$(awk -v tid=$tid "\$1 == \"sample\" && \$3 == tid { s += \$2 } END { print s + 0 }" \
-			threads.dump) &&
+		n=$(awk -v tid=$tid "\$1 == \"sample\" && \$3 == tid { s += \$2 }
+			END { print s + 0 }" threads.dump) &&
 		echo "$t tid $tid: $n samples" && test "$n" -gt 50 || return 1
 	done
 '
@@ -90,7 +90,8 @@ test_expect_success 'every thread appears by name, with its own samples' '
 test_expect_success 'one thread, one function: worker-a samples are in thread_work40' '
 	tid=$(awk "\$1 == \"thread\" && \$3 == \"worker-a\" { print \$2 }" threads.dump) &&
 	"$PROFIL" report --tsv threads > /dev/null &&
-	n=$(awk -v tid=$tid "\$1 == \"sample\" && \$3 == tid { s += \$2 } END { print s }" threads.dump) &&
+	n=$(awk -v tid=$tid "\$1 == \"sample\" && \$3 == tid { s += \$2 } END { print s }" \
+		threads.dump) &&
 	h=$(report_samples threads.tsv thread_work40) &&
 	awk -v n=$n -v h=$h "BEGIN { exit !(h >= 0.98 * n && h <= n) }"
 '

@@ -21,7 +21,8 @@ sym_range() {
 "$PROFIL" dump gs/*.profil > gs.dump
 
 test_expect_success 'the header says stacks were recorded' '
-	test $(( $(dump_field g.dump flags) & 1 )) -eq 1 && test "$(dump_field g.dump max_depth)" -gt 1
+	test $(( $(dump_field g.dump flags) & 1 )) -eq 1 &&
+	test "$(dump_field g.dump max_depth)" -gt 1
 '
 
 # callers_ok DUMP: samples whose leaf is in main_work50 have main as the next frame (95%).

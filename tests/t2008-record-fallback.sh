@@ -31,7 +31,8 @@ test_expect_success 'and the split is still right' '
 test_expect_success '--clock ring where refused: one line, the program runs unprofiled' '
 	"$PROFIL" record --clock ring -o fr -- "$REC/noperf" "$REC/exits" exit 0.05 \
 		> /dev/null 2> fr.err; test $? -eq 7 && cat fr.err &&
-	test $(wc -l < fr.err) -eq 1 && grep "^profil: recorder disabled: perf ring buffers refused" fr.err
+	test $(wc -l < fr.err) -eq 1 &&
+	grep "^profil: recorder disabled: perf ring buffers refused" fr.err
 '
 
 test_done
