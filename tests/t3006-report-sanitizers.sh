@@ -1,0 +1,55 @@
+#!/bin/sh
+# t3006-report-sanitizers: the symbolizer test and `profil report` built with
+# -fsanitize=address,undefined in a build directory of their own, on exact profiles, a real
+# recording, bad files and bad arguments: any sanitizer report (leak included) is a failure,
+# even when the command then exits as it should.
+. "$(dirname "$0")/lib.sh"
+S=$TRASH/sanitize
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+P=$S/profil
+
+test_expect_success 'profil(1) and the report tests build under ASan and UBSan' '
+	make -C "$ROOT" -s -j2 B="$S" CC="cc $SAN" -o "$S/signal-safe.ok" "$P" \
+		"$S/tests/report/mkprofile" "$S/tests/report/symbolize" "$S/tests/report/libplugin.so"
+'
+
+# clean RC CMD...: CMD exits RC and no sanitizer says anything.
+clean() {
+	want=$1
+	shift
+	"$@" > out 2> err
+	rc=$?
+	cat err
+	test "$rc" = "$want" && ! grep -q -e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" \
+		-e "runtime error:" err
+}
+
+cp "$S/tests/report/libplugin.so" gone.so
+test_expect_success 'the symbolizer on a live process: every check passes, clean' '
+	clean 0 "$S/tests/report/symbolize" "$S/tests/report/libplugin.so" "$PWD/gone.so" &&
+	! grep "^not ok" out
+'
+cp "$S/tests/report/libplugin.so" gone.so
+"$S/tests/report/mkprofile" one.profil "$S/tests/report/libplugin.so" gone.so > /dev/null 2>&1 ||
+	echo "not ok - mkprofile wrote a profile"
+"$B/profil" record -F 1000 -o rec -- sqlite3 :memory: "WITH RECURSIVE c(x) AS (SELECT 1
+	UNION ALL SELECT x + 1 FROM c LIMIT 200000) SELECT sum(x % 7) FROM c;" > /dev/null 2>&1 ||
+	echo "not ok - profil record ran sqlite3"
+size=$(wc -c < one.profil)
+head -c $((size - 9)) one.profil > truncated.profil
+
+test_expect_success 'report of exact counts, as a table and as TSV: clean' '
+	clean 0 "$P" report one.profil && grep -q pie_work out &&
+	clean 0 "$P" report --tsv -n 3 one.profil one.profil && test "$(wc -l < out)" = 4
+'
+test_expect_success 'report of a real recording: clean' '
+	clean 0 "$P" report rec && grep -q sqlite3VdbeExec out
+'
+test_expect_success 'a truncated file and bad arguments: exit 1 and 2, clean' '
+	clean 1 "$P" report truncated.profil &&
+	clean 2 "$P" report --limit=x one.profil &&
+	clean 2 "$P" report --bogus
+'
+test_done
