@@ -272,6 +272,17 @@ main(int argc, char **argv)
 		if (loc != NULL)
 			tap_check(profil_module_status(loc->module) == PROFIL_MODULE_OK,
 			    "deleted library, by build-id: status OK");
+		/*
+		 * A path whose file was replaced since (this program now, the plugin then): the
+		 * recorded build-id is the plugin's, and the store has the code that ran.
+		 */
+		m = maps_find(gone_ret - 1);
+		mod = profil_symbolizer_module(sym, "/proc/self/exe", bid, len);
+		if (tap_check(m != NULL && mod != NULL &&
+		    profil_module_lookup(mod, gone_ret - 1 - m->start + m->offset, &loc) == 0,
+		    "replaced binary, by build-id: lookup"))
+			expect(loc, 0, "plugin_call", "exe", "plugin.c", plugin_line,
+			    "replaced binary found in the debug store");
 		profil_symbolizer_free(sym);
 	}
 	return tap_done();
