@@ -151,22 +151,33 @@ $(B)/tests/pg/%: tests/pg/%.c tests/tap.h $(B)/libprofil.so
 	@mkdir -p $(@D)
 	$(CC) $(PG_CFLAGS) -o $@ $< $(PROG_LIBS)
 
-# The reader's libFuzzer harness, clang with ASan and UBSan: `make tests` builds it, t4004 runs it
-# for 20 s, `make fuzz` for FUZZ_SECONDS with a corpus kept in $(B)/tests/fuzz/corpus.
+# libFuzzer harnesses, clang with ASan and UBSan: the reader, and the exporters behind it.  `make
+# tests` builds them, t4004 runs each briefly, `make fuzz` for FUZZ_SECONDS each with corpora kept
+# in $(B)/tests/fuzz/.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
-FUZZ_BIN     := $(B)/tests/fuzz/reader
+FUZZ_BIN     := $(B)/tests/fuzz/reader $(B)/tests/fuzz/export
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Isrc
+FUZZ_FORMAT  := src/format/reader.c src/format/crc32.c
+FUZZ_EXPORT  := $(FUZZ_FORMAT) $(wildcard src/report/*.c src/export/*.c)
 
-$(FUZZ_BIN): tests/fuzz/reader.c src/format/reader.c src/format/crc32.c src/format/format.h
+$(B)/tests/fuzz/reader: tests/fuzz/reader.c tests/fuzz/crc.h $(FUZZ_FORMAT) src/format/format.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/reader.c src/format/reader.c src/format/crc32.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/reader.c $(FUZZ_FORMAT)
+
+$(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
+		$(wildcard src/format/*.h src/report/*.h src/export/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(CLI_CFLAGS:-Werror=) -o $@ tests/fuzz/export.c $(FUZZ_EXPORT) \
+		$(CLI_LIBS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(REPORT_TEST_BIN)
-	@B=$(abspath $(B)) FUZZ_SECONDS=$(FUZZ_SECONDS) \
-		FUZZ_CORPUS=$(abspath $(B))/tests/fuzz/corpus sh tests/fuzz/run.sh
+	@for t in reader export; do \
+		B=$(abspath $(B)) FUZZ_TARGET=$$t FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		FUZZ_CORPUS=$(abspath $(B))/tests/fuzz/corpus-$$t sh tests/fuzz/run.sh || exit 1; \
+	done
 
 # The README's two commands: `make demo` and `make check`.  Each installs what is missing.
 deps:

@@ -297,7 +297,8 @@ export_object(struct gmon_export *g, size_t k, const char *dir,
 	if (err == 0)
 		err = profil_output_open(&out, path);
 	if (err == 0) {
-		gmon_write(out.f, low, high, bins, nbins, rate < 1 ? 1 : (uint32_t)(rate + 0.5));
+		gmon_write(out.f, low, high, bins, nbins, rate < 1 ? 1 :
+		    rate >= INT32_MAX ? INT32_MAX : (uint32_t)(rate + 0.5));
 		err = profil_output_commit(&out);
 	}
 	free(bins);

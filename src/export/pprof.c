@@ -42,7 +42,8 @@ struct pb {
 static void
 pb_bytes(struct pb *b, const void *data, size_t len)
 {
-	if (b->error)
+	/* An empty buffer has no storage yet, and memcpy from NULL is undefined even for 0 bytes. */
+	if (b->error || len == 0)
 		return;
 	if (b->len + len > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
@@ -304,6 +305,18 @@ location_id(struct pprof *pp, const struct profil_stack *st, const struct profil
 	return e->v;
 }
 
+/* Seconds as int64 nanoseconds (profile.proto values are int64), saturated: a hostile file can
+ * claim any count at any rate, and converting an out-of-range double is undefined. */
+static uint64_t
+nanoseconds(double seconds)
+{
+	double ns = seconds * 1e9 + 0.5;
+
+	if (!(ns >= 0))
+		return 0;
+	return ns >= 9.2e18 ? (uint64_t)INT64_MAX : (uint64_t)ns;
+}
+
 static void
 label_num(struct pprof *pp, struct pb *sample, const char *key, uint64_t v)
 {
@@ -332,7 +345,7 @@ add_sample(void *arg, const struct profil_stack *st)
 		pb_varint(&packed, pp->ids[d]);
 	pb_msg(&sample, SAMPLE_LOCATION_ID, &packed);
 	pb_varint(&packed, count);
-	pb_varint(&packed, (uint64_t)((double)count * 1e9 / st->hz + 0.5));
+	pb_varint(&packed, nanoseconds((double)count / st->hz));
 	pb_msg(&sample, SAMPLE_VALUE, &packed);
 	label_num(pp, &sample, "pid", st->file->hdr.pid);
 	label_num(pp, &sample, "tid", st->sample->tid);
@@ -367,7 +380,7 @@ header(struct pprof *pp, struct profil_report *r, struct pb *b)
 	value_type(pp, b, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 	value_type(pp, b, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 	if (total > 0)
-		pb_uint(b, PROFILE_PERIOD, (uint64_t)(seconds * 1e9 / (double)total + 0.5));
+		pb_uint(b, PROFILE_PERIOD, nanoseconds(seconds / (double)total));
 	for (i = 0; i < profil_report_nfiles(r); i++) {
 		f = profil_report_file(r, i, NULL);
 		/* A file without a clock reading (start 0) says nothing about when it ran. */

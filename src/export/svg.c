@@ -272,7 +272,9 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 		fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
 		    "fill=\"%s\" data-fill=\"%s\"/>", px, y, pw, SVG_FRAME - 1, fill, fill);
 		fprintf(out, "<text x=\"%.2f\" y=\"%u\">", px + 3, y + SVG_FRAME - 4);
-		fit = (int)((pw - 6) / SVG_CHAR);
+		/* pw is at most the width, but only if the counts were sane: never trust a cast. */
+		fit = pw > 6 && pw < SVG_WIDTH ? (int)((pw - 6) / SVG_CHAR) : pw >= SVG_WIDTH ?
+		    (int)(SVG_WIDTH / SVG_CHAR) : 0;
 		if (fit >= 3 && strlen(name) <= (size_t)fit) {
 			xml_puts(out, name, 4096);
 		} else if (fit >= 3) {

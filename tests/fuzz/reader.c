@@ -3,44 +3,18 @@
  * the reader returns 0 with a consistent model or -errno with a message, and never crashes,
  * leaks, reads out of bounds or overflows (built with ASan and UBSan, see `make fuzz`).
  *
- * Every record carries a CRC-32, so almost every mutation would stop at the first checksum; each
- * input is therefore parsed twice, as is and with the checksums made right, so that the fuzzer
- * also reaches the checks of the records' contents.
+ * Each input is parsed twice, as is and with its checksums made right (crc.h), so that the
+ * fuzzer also reaches the checks of the records' contents.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc.h"
 #include "format/format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static uint32_t
-get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Rewrites the CRC of every record whose frame fits, as docs/FORMAT.md lays them out. */
-static void
-fix_crcs(uint8_t *p, size_t size)
-{
-	size_t off = 16, len;
-	uint32_t crc;
-
-	while (off + 8 <= size) {
-		len = get_u32(p + off + 4);
-		if (len > size - off - 8 || size - off - 8 - len < 4)
-			break;
-		crc = profil_crc32(0, p + off, 8 + len);
-		p[off + 8 + len] = (uint8_t)crc;
-		p[off + 9 + len] = (uint8_t)(crc >> 8);
-		p[off + 10 + len] = (uint8_t)(crc >> 16);
-		p[off + 11 + len] = (uint8_t)(crc >> 24);
-		off += 12 + len;
-	}
-}
 
 /* Touches every field the model promises, so that a bad length or pointer shows up here. */
 static void
