@@ -115,9 +115,14 @@ compare sqlite3 sqlite3 :memory: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SEL
 heaviest() {
 	sort -t "	" -k2,2nr "$1" | head -n 1 | cut -f 1
 }
+# is KEY PATTERN: KEY matches the shell PATTERN.
+is() {
+	echo "heaviest: $1"
+	case "$1" in $2) ;; *) return 1 ;; esac
+}
 test_expect_success 'python3: the interpreter loop is named and heaviest on both sides' '
-	test "$(heaviest python3/ours.txt)" = "_PyEval_EvalFrameDefault|python3.11" &&
-	test "$(heaviest python3/perf.txt)" = "_PyEval_EvalFrameDefault|python3.11"
+	is "$(heaviest python3/ours.txt)" "_PyEval_EvalFrameDefault|python3*" &&
+	is "$(heaviest python3/perf.txt)" "_PyEval_EvalFrameDefault|python3*"
 '
 test_expect_success 'xz-threads: both compressing threads have samples, each a fair part' '
 	"$P" dump xz-threads/profil.out/*.profil |
@@ -127,7 +132,7 @@ test_expect_success 'xz-threads: both compressing threads have samples, each a f
 			exit big < 2 }"
 '
 test_expect_success 'sqlite3: the VDBE is named and heaviest on both sides' '
-	test "$(heaviest sqlite3/ours.txt)" = "sqlite3VdbeExec|libsqlite3.so.0.8.6" &&
-	test "$(heaviest sqlite3/perf.txt)" = "sqlite3VdbeExec|libsqlite3.so.0.8.6"
+	is "$(heaviest sqlite3/ours.txt)" "sqlite3VdbeExec|libsqlite3.so*" &&
+	is "$(heaviest sqlite3/perf.txt)" "sqlite3VdbeExec|libsqlite3.so*"
 '
 test_done
