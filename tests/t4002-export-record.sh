@@ -60,6 +60,22 @@ test_expect_success 'pprof: the inlined right_inner is a frame, on exactly the f
 	test "$got" = "$(count ";right_inner;")"
 '
 
+test_expect_success 'pprof: each caller frame has the line of its call (return address - 1)' '
+	go tool pprof -traces -lines rec.pb.gz > traces.txt 2>&1 &&
+	awk "\$1 ~ /^(left|right|right_inner|main)\$/ && \$2 ~ /callers\\.c:/ {
+	    sub(/.*callers\\.c:/, \"\", \$2); print \$1 \":\" \$2 }" traces.txt | sort -u > calls.got &&
+	src="$ROOT/tests/progs/callers.c" &&
+	line() { grep -n "$1" "$src" | sed -n "${2}p" | cut -d: -f1; } &&
+	{
+		echo "left:$(line "hot_a(total" 1)"
+		echo "right:$(line "hot_a(total" 2)"
+		echo "right:$(line "r = right_inner();" 1)"
+		echo "right_inner:$(line "hot_b(total" 1)"
+		echo "main:$(line "r = left();" 1)"
+		echo "main:$(line "r += right();" 1)"
+	} | sort > calls.want &&
+	cat calls.got && diff calls.want calls.got
+'
 test_expect_success 'svg: the inlined right_inner is marked inlined, its callers and callees not' '
 	"$P" export -f svg -o rec.svg rec 2> /dev/null &&
 	grep -q "<g class=\"f inl\" [^>]*data-name=\"right_inner\" data-module=\"callers\" data-inline=\"1\"" rec.svg &&
