@@ -118,6 +118,18 @@ test_expect_success 'two processes: folded counts double, pprof still agrees wit
 	diff two.want two.got
 '
 
+# Hostile counts at one PC of a real binary: 2^63 ticks would take 2^47 records of 65535.
+python3 "$TEST_DIR/export/synth.py" mapping huge.profil /bin/true 9223372036854775808
+python3 "$TEST_DIR/export/synth.py" mapping big.profil /bin/true 70000
+test_expect_success 'gmon: 70000 ticks in one bin make two records of the same range' '
+	"$P" export -f gmon -o gm-big big.profil > /dev/null 2>&1 &&
+	test "$(wc -c < gm-big/gmon.true.out)" = $((20 + 2 * (1 + 40 + 2 * 8)))
+'
+test_expect_success 'gmon: 2^63 ticks in one bin are refused, quickly, with a message' '
+	timeout 20 "$P" export -f gmon -o gm-huge huge.profil > out 2> err; rc=$?; cat err;
+	test $rc = 0 && test ! -e gm-huge/gmon.true.out &&
+	grep -q "^profil: too many ticks in one bin for gmon (9223372036854775808 samples not exported): '\''/bin/true'\''$" err
+'
 # Usage errors: exit 2 and a message.
 usage_error() {
 	"$P" export "$@" > /dev/null 2> err

@@ -28,6 +28,10 @@
 #define GMON_VERSION		1
 #define GMON_TAG_TIME_HIST	0
 #define GMON_BIN_MAX		65535	/* HISTCOUNTER is an unsigned short */
+/* Records of one range at most: 67 million ticks on one instruction (an hour of CPU at 20 kHz)
+ * is real, a file claiming 2^64 is hostile and would make an endless gmon file. */
+#define GMON_MAX_RECORDS	1024
+
 /* The histogram's ends are aligned, so that function starts are bin starts. */
 #define GMON_ALIGN		16
 
@@ -284,8 +288,16 @@ export_object(struct gmon_export *g, size_t k, const char *dir,
 	bins = calloc(nbins, sizeof(*bins));
 	if (bins == NULL)
 		return -ENOMEM;
-	for (i = 0; i < o->nhits; i++)
-		bins[(o->hits[i].offset - low) / 2] += o->hits[i].count;
+	for (i = 0; i < o->nhits; i++) {
+		uint64_t *b = &bins[(o->hits[i].offset - low) / 2];
+
+		*b = *b > UINT64_MAX - o->hits[i].count ? UINT64_MAX : *b + o->hits[i].count;
+		if (*b > (uint64_t)GMON_BIN_MAX * GMON_MAX_RECORDS) {
+			free(bins);
+			skipped(arg, o->module, o->ticks - lost, "too many ticks in one bin for gmon");
+			return 0;
+		}
+	}
 	/* One rate per file: the one that turns this object's ticks into the seconds they stand
 	 * for (files recorded at different rates weigh in by their ticks). */
 	rate = o->seconds > 0 ? (double)o->ticks / o->seconds : 100;

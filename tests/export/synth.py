@@ -3,8 +3,9 @@
 project's writer would never write, for the export and fuzz tests:
 
   empty OUT        a process without samples: preamble, HEADER, END
-  mapping OUT PATH one sample in a mapping of PATH (for a path that is a FIFO, a device, or
-                   bytes that are no UTF-8: PATH may hold \\xNN escapes)
+  mapping OUT PATH [COUNT]
+                   COUNT ticks (default 1) at one PC, file offset 0x500 of PATH (a path that
+                   is a FIFO, a device, or bytes that are no UTF-8: PATH may hold \\xNN escapes)
 """
 import struct
 import sys
@@ -34,7 +35,8 @@ def main():
         path = sys.argv[3].encode("latin-1", "backslashreplace").decode("unicode_escape")
         path = path.encode("latin-1")
         m = struct.pack("<QQQQQIIIII", 0x1000, 0x2000, 0, 0, 0, 0, 0xffffffff, 5, 0, len(path))
-        s = struct.pack("<QIII", 1, 1, 0, 1) + struct.pack("<Q", 0x1500)
+        count = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+        s = struct.pack("<QIII", count, 1, 0, 1) + struct.pack("<Q", 0x1500)
         data += header(b"hostile") + record(2, m + path) + record(4, s)
         n = 3
     else:
