@@ -143,6 +143,11 @@ test_expect_success 'no --format, an unknown format or gmon to stdout exit 2' '
 	usage_error -f gmon -o - one.profil &&
 	usage_error --bogus one.profil && grep -q "unknown option: '\''--bogus'\''" err
 '
+test_expect_success '-h prints the usage with every format on standard output and exits 0' '
+	"$P" export -h > help && grep -q "^usage: profil export --format=FMT" help &&
+	for f in gmon pprof folded svg; do grep -q "^      $f " help || exit 1; done &&
+	"$P" --help | grep -q "^  export "
+'
 
 # Bad input: exit 1, exactly one message, naming the file, and nothing written.
 bad_file() {
