@@ -19,7 +19,7 @@ test_expect_success 'folded: exits 0, one line per stack, the counts sum to the 
 	cat out.folded &&
 	test "$(awk "{ s += \$NF } END { print s }" out.folded)" = "$total" &&
 	test "$total" -gt 0 &&
-	sort out.folded | cmp - out.folded
+	test "$(sort -u out.folded | sed "s/ [0-9]*\$//" | sort -u | wc -l)" = "$(wc -l < out.folded)"
 '
 test_expect_success 'folded: the caller frame comes first, leaf last, counts exact' '
 	grep -qx "shared_call;pie_work 400" out.folded &&

@@ -38,7 +38,8 @@ void profil_output_abort(struct profil_output *o);
 /*
  * profil_export_folded - one line per distinct stack, "root;...;leaf count", frames named as
  * the flat view names them, inline frames expanded (outermost first), ';' in names written as
- * ':'.  Lines are sorted; their counts sum to the session's ticks.
+ * ':'.  Stacks come depth first with callees in name order, so the output does not depend on
+ * the order samples were recorded in; the counts sum to the session's ticks.
  */
 int profil_export_folded(struct profil_report *r, FILE *out);
 
