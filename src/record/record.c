@@ -40,8 +40,6 @@ static unsigned int flush_ms = 1000;
 static int ring_mode;			/* samples come from perf ring buffers, not signals */
 static uint64_t cpu_start_ns;		/* process CPU time at start, for the ring's rate */
 
-/* How often the flusher empties the rings: small enough that they never fill at 20 kHz. */
-#define RING_DRAIN_MS 10
 static atomic_int flusher_running;
 static sigset_t atfork_saved;
 
@@ -210,7 +208,7 @@ profil_record_maps_changed(void)
 static void *
 flusher_main(void *unused)
 {
-	unsigned int step = RING_DRAIN_MS, since = 0;
+	unsigned int step = PROFIL_RECORD_DRAIN_MS, since = 0;
 	sigset_t all;
 
 	(void)unused;

@@ -17,6 +17,8 @@
 #define PROFIL_RECORD_MAX_MAPS		4096
 #define PROFIL_RECORD_MAX_THREADS	8192
 #define PROFIL_RECORD_PATHS		(512 * 1024)	/* bytes for all mapping paths */
+/* The recorder thread's period: rings drained, tables checked for spilling. */
+#define PROFIL_RECORD_DRAIN_MS		10
 
 struct profil_record_map {
 	struct profil_file_mapping m;	/* m.path points into the path arena */

@@ -80,14 +80,34 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	}
 	if (r == NULL)
 		return -ENOSPC;
-	if (ring_pages == 0)
-		ring_pages = stacks ? 64 : 8;
+	if (ring_pages == 0) {
+		/*
+		 * Four drain periods of samples at this rate (about 32 bytes each flat, 512 with
+		 * a call chain), in a power of two of pages: small rings leave the locked-memory
+		 * allowance of unprivileged users to many threads.
+		 */
+		size_t want = (size_t)hz * PROFIL_RECORD_DRAIN_MS * 4 / 1000 * (stacks ? 512 : 32);
+
+		for (ring_pages = stacks ? 4 : 2; ring_pages * (size_t)page < want &&
+		    ring_pages < 256; ring_pages *= 2)
+			;
+	}
 	size = ring_pages * (size_t)page;
 	ring_attr(&attr, hz, stacks, size);
 	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	m = mmap(NULL, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/*
+	 * Unprivileged, ring pages count against perf_event_mlock_kb and then RLIMIT_MEMLOCK:
+	 * with many threads, smaller rings (drained as often) beat unsampled threads.
+	 */
+	for (;;) {
+		m = mmap(NULL, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m != MAP_FAILED || (errno != EPERM && errno != ENOMEM) ||
+		    size == (size_t)page)
+			break;
+		size /= 2;
+	}
 	if (m == MAP_FAILED) {
 		int e = -errno;
 

@@ -1,0 +1,38 @@
+#!/bin/sh
+# As an unprivileged user (perf_event_paranoid 2 lets anyone sample their own threads in user
+# space), with call stacks: every one of many threads alive at once is sampled.  Each ring's
+# pages count against the user's locked-memory allowance, so rings are sized to the rate.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIR/lib-record.sh"
+
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ] || ! command -v setpriv > /dev/null
+then
+	echo "ok - skipped: perf events not allowed to users here, or no setpriv"
+	test_done
+fi
+# nobody must reach the command, the recorder and the workload: all go into the test directory
+# (the build tree may be private).
+chmod 755 "$TRASH"
+mkdir u && chmod 777 u
+cp "$PROFIL" "$B/libprofil-record.so" "$REC/manythreads" "$REC/libsplit.so" u/
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups env LD_LIBRARY_PATH="$TRASH/u" "$@"
+}
+
+test_expect_success 'nobody, -g, 64 threads at once: all sampled, none refused' '
+	as_nobody u/profil record -g -o "$TRASH/u/out" -- u/manythreads 64 0.03 > out 2> err
+	cat out err && grep "^threads 64$" out && ! test -s err &&
+	"$PROFIL" dump u/out/*.profil > d &&
+	test "$(dump_field d clock)" = ring && test "$(dump_field d thread_failures)" = 0 &&
+	test "$(dump_field d threads)" -ge 65 &&
+	tids=$(awk "\$1 == \"sample\" { print \$3 }" d | sort -u | wc -l) &&
+	echo "$tids threads with samples" && test "$tids" -ge 64
+'
+
+test_expect_success 'nobody, -g at 20 kHz: rings large enough, nothing dropped' '
+	as_nobody u/profil record -g -F 20000 -o "$TRASH/u/fast" -- u/manythreads 4 0.2 > out &&
+	"$PROFIL" dump u/fast/*.profil > f && test "$(dump_field f dropped)" = 0 &&
+	n=$(dump_total f) && echo "$n samples" && test "$n" -ge 12000
+'
+
+test_done
