@@ -36,7 +36,8 @@ struct profil_report;
  */
 int profil_cmd_load(struct profil_report *r, int npaths, char **paths);
 
-/* Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF). */
+/* Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF)
+ * or has no debug information. */
 void profil_cmd_warn_modules(const struct profil_report *r);
 
 #endif /* PROFIL_CMD_H */

@@ -119,14 +119,18 @@ profil_cmd_load(struct profil_report *r, int npaths, char **paths)
 	return rc;
 }
 
-/* One warning per module whose addresses stay numbers; missing DWARF alone is not worth one. */
+/*
+ * One warning per module whose addresses stay numbers, or that has no debug information (no
+ * file:line, no inlined functions: what --lines and --annotate would show is missing).
+ */
 static void
 warn_module(void *arg, const struct profil_module *mod)
 {
 	enum profil_module_status s = profil_module_status(mod);
 
 	(void)arg;
-	if (s == PROFIL_MODULE_MISSING || s == PROFIL_MODULE_CHANGED || s == PROFIL_MODULE_NOT_ELF)
+	if (s == PROFIL_MODULE_MISSING || s == PROFIL_MODULE_CHANGED || s == PROFIL_MODULE_NOT_ELF ||
+	    s == PROFIL_MODULE_NO_DEBUG)
 		profil_cmd_error(profil_module_status_str(s), profil_module_path(mod));
 }
 

@@ -1,7 +1,8 @@
 /*
- * report.c - `profil report [PATH...]`: the flat view of recorded profiles, by function and
- * module.  PATHs are profile files or directories of them (default ./profil.out/); every process
- * they hold is merged.  See profil(1).
+ * report.c - `profil report [PATH...]`: the views of recorded profiles.  PATHs are profile files
+ * or directories of them (default ./profil.out/); every process they hold is merged unless
+ * --pid picks one or --per-process splits them.  The flat view by default; --graph, --lines,
+ * --annotate and --diff instead.  See profil(1).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,14 +17,125 @@
 
 #define REPORT_DEFAULT_DIR PROFIL_CMD_DEFAULT_DIR
 
+enum report_view {
+	VIEW_FLAT = 0,
+	VIEW_GRAPH,
+	VIEW_LINES,
+	VIEW_ANNOTATE,
+	VIEW_DIFF,
+};
+
 static int
 usage(FILE *f)
 {
-	fprintf(f, "usage: profil report [-n N] [--tsv] [PATH...]\n"
+	fprintf(f, "usage: profil report [-n N] [--tsv] [--pid PID] [--per-process | --threads |\n"
+	    "           --graph | --lines | --annotate FUNCTION | --diff BASE] [PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default " REPORT_DEFAULT_DIR ")\n"
-	    "  -n, --limit N   print the N heaviest functions only\n"
-	    "  --tsv       tab-separated values with a header line\n");
+	    "  -n, --limit N   print the N heaviest rows only\n"
+	    "  --tsv       tab-separated values with a header line\n"
+	    "  --pid PID   the files of process PID only\n"
+	    "  --per-process   one flat view per file (process image)\n"
+	    "  --threads   flat view rows split by thread\n"
+	    "  --graph     call graph from -g stacks: self, total, callers, callees\n"
+	    "  --lines     hottest source lines\n"
+	    "  --annotate FUNCTION   FUNCTION's samples by source line and address\n"
+	    "  --diff BASE     compare with the profiles at BASE, function by function\n");
 	return f == stdout ? 0 : 2;
+}
+
+/* A positive decimal number that fits max, or 0. */
+static unsigned long long
+positive(const char *s, unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (s[0] == '\0' || s[0] == '-' || *end != '\0' || errno != 0 || v > max)
+		return 0;
+	return v;
+}
+
+/* The call graph needs stacks: say once if a file has none (recorded without -g). */
+static void
+warn_no_stacks(struct profil_report *r)
+{
+	const struct profil_file *f;
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < profil_report_nfiles(r); i++) {
+		f = profil_report_file(r, i, &name);
+		if (f->nsamples > 0 && (f->hdr.flags & PROFIL_HDR_STACKS) == 0) {
+			profil_cmd_error("no call stacks (record with -g), leaf functions only", name);
+			return;
+		}
+	}
+}
+
+/* Loads base for --diff into a session of its own; NULL after a message. */
+static struct profil_report *
+load_base(const char *path)
+{
+	struct profil_report *base = profil_report_new();
+	char *paths[1];
+
+	if (base == NULL) {
+		profil_cmd_error("out of memory", NULL);
+		return NULL;
+	}
+	paths[0] = (char *)(uintptr_t)path;
+	if (profil_cmd_load(base, 1, paths) != 0) {
+		profil_report_free(base);
+		return NULL;
+	}
+	profil_cmd_warn_modules(base);
+	return base;
+}
+
+static int
+print_view(struct profil_report *r, enum report_view view, const char *arg,
+    const struct profil_flat_options *opt)
+{
+	struct profil_report *base;
+	int err;
+
+	switch (view) {
+	case VIEW_GRAPH:
+		warn_no_stacks(r);
+		err = profil_report_graph_print(r, opt, stdout);
+		break;
+	case VIEW_LINES:
+		err = profil_report_lines_print(r, opt, stdout);
+		break;
+	case VIEW_ANNOTATE:
+		err = profil_report_annotate_print(r, arg, opt, stdout);
+		if (err == -ENOENT) {
+			profil_cmd_error("no samples in function", arg);
+			return 1;
+		}
+		break;
+	case VIEW_DIFF:
+		base = load_base(arg);
+		if (base == NULL)
+			return 1;
+		err = profil_report_diff_print(r, base, opt, stdout);
+		profil_report_free(base);
+		break;
+	default:
+		err = profil_report_flat_print(r, opt, stdout);
+		break;
+	}
+	if (err == -ENOMEM) {
+		profil_cmd_error("out of memory", NULL);
+		return 1;
+	}
+	if (err != 0) {
+		profil_cmd_error("cannot write the report", "stdout");
+		return 1;
+	}
+	return 0;
 }
 
 int
@@ -32,30 +144,61 @@ profil_cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "limit", required_argument, NULL, 'n' },
 		{ "tsv", no_argument, NULL, 't' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "per-process", no_argument, NULL, 'P' },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "graph", no_argument, NULL, 'g' },
+		{ "lines", no_argument, NULL, 'l' },
+		{ "annotate", required_argument, NULL, 'a' },
+		{ "diff", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum profil_report_split split = PROFIL_SPLIT_NONE;
+	enum report_view view = VIEW_FLAT;
 	struct profil_flat_options opt = { 0, 0 };
+	const char *arg = NULL, *pid_arg = NULL, *view_opt = NULL, *split_opt = NULL;
+	unsigned long long pid = 0;
 	struct profil_report *r;
-	unsigned long long v;
-	char *end;
-	int c, rc = 0;
+	int c, rc = 0, nviews = 0, nsplits = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (optarg[0] == '\0' || optarg[0] == '-' || *end != '\0' || errno != 0 ||
-			    v == 0) {
+			opt.limit = (size_t)positive(optarg, SIZE_MAX);
+			if (opt.limit == 0) {
 				profil_cmd_error("--limit wants a positive number", optarg);
 				return usage(stderr);
 			}
-			opt.limit = (size_t)v;
 			break;
 		case 't':
 			opt.tsv = 1;
+			break;
+		case 'p':
+			pid = positive(optarg, UINT32_MAX);
+			if (pid == 0) {
+				profil_cmd_error("--pid wants a process ID", optarg);
+				return usage(stderr);
+			}
+			pid_arg = optarg;
+			break;
+		case 'P':
+		case 'T':
+			split = c == 'P' ? PROFIL_SPLIT_PROCESS : PROFIL_SPLIT_THREAD;
+			split_opt = c == 'P' ? "--per-process" : "--threads";
+			nsplits++;
+			break;
+		case 'g':
+		case 'l':
+		case 'a':
+		case 'd':
+			view = c == 'g' ? VIEW_GRAPH : c == 'l' ? VIEW_LINES :
+			    c == 'a' ? VIEW_ANNOTATE : VIEW_DIFF;
+			arg = optarg;
+			view_opt = c == 'g' ? "--graph" : c == 'l' ? "--lines" :
+			    c == 'a' ? "--annotate" : "--diff";
+			nviews++;
 			break;
 		case 'h':
 			return usage(stdout);
@@ -67,18 +210,28 @@ profil_cmd_report(int argc, char **argv)
 			return usage(stderr);
 		}
 	}
+	if (nviews > 1 || nsplits > 1 || (nviews > 0 && nsplits > 0)) {
+		/* Each view has its own rows; a split applies to the flat view's. */
+		profil_cmd_error("options cannot be combined", nviews > 0 && nsplits > 0 ?
+		    split_opt : nviews > 1 ? view_opt : split_opt);
+		return usage(stderr);
+	}
 	r = profil_report_new();
 	if (r == NULL) {
 		profil_cmd_error("out of memory", NULL);
 		return 1;
 	}
+	profil_report_set_split(r, split);
+	if (pid_arg != NULL)
+		profil_report_set_pid(r, (uint32_t)pid);
 	rc = profil_cmd_load(r, argc - optind, argv + optind);
+	if (rc == 0 && pid_arg != NULL && profil_report_nfiles(r) == 0) {
+		profil_cmd_error("no profile of process", pid_arg);
+		rc = 1;
+	}
 	if (rc == 0) {
 		profil_cmd_warn_modules(r);
-		if (profil_report_flat_print(r, &opt, stdout) != 0) {
-			profil_cmd_error("cannot write the report", "stdout");
-			rc = 1;
-		}
+		rc = print_view(r, view, arg, &opt);
 	}
 	profil_report_free(r);
 	return rc;

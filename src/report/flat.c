@@ -31,14 +31,14 @@ entry_module(const struct profil_report_entry *e)
 
 /* One line per process that has samples: a fork-heavy shell script makes hundreds of empty
  * ones, which are counted instead. */
-static void
-print_summary(struct profil_report *r, FILE *out)
+void
+profil_report_summary_print(struct profil_report *r, const char *title, FILE *out)
 {
 	const struct profil_file *f;
 	size_t i, empty = 0, n = profil_report_nfiles(r);
 
-	fprintf(out, "Flat profile: %zu process%s, %" PRIu64 " samples, %.3f seconds of CPU\n",
-	    n, n == 1 ? "" : "es", profil_report_total(r), profil_report_seconds(r));
+	fprintf(out, "%s: %zu process%s, %" PRIu64 " samples, %.3f seconds of CPU\n",
+	    title, n, n == 1 ? "" : "es", profil_report_total(r), profil_report_seconds(r));
 	for (i = 0; i < n; i++) {
 		f = profil_report_file(r, i, NULL);
 		if (f->nsamples == 0) {
@@ -63,49 +63,96 @@ print_summary(struct profil_report *r, FILE *out)
 	fprintf(out, "\n");
 }
 
-int
-profil_report_flat_print(struct profil_report *r, const struct profil_flat_options *opt,
-    FILE *out)
+/*
+ * The table of rows e[0 .. n) whose shares are of total ticks; with a split, the TSV rows say
+ * whose they are (pid, progname, tid, thread) and with PROFIL_SPLIT_THREAD the table too.
+ */
+static void
+print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t n,
+    uint64_t total, const struct profil_flat_options *opt, FILE *out)
 {
-	const struct profil_report_entry *e;
-	uint64_t total = profil_report_total(r);
+	enum profil_report_split split = profil_report_get_split(r);
+	const struct profil_file *f;
 	double lo, hi, cumulative = 0;
-	char buf[512];
-	size_t i, n, len, width = 8;
+	char buf[512], tid[16];
+	size_t i, len, width = 8;
 
-	e = profil_report_entries(r, &n);
-	if (e == NULL && n > 0)
-		return -ENOMEM;
-	if (opt->limit > 0 && n > opt->limit)
-		n = opt->limit;
-	if (opt->tsv) {
-		fprintf(out, "percent\tci_low\tci_high\tcumulative_s\tself_s\tsamples\tfunction\t"
-		    "module\tfile\tpath\n");
-	} else {
-		print_summary(r, out);
+	if (!opt->tsv) {
 		for (i = 0; i < n; i++) {
 			len = strlen(entry_name(&e[i], buf, sizeof(buf)));
 			if (len > width)
 				width = len < 48 ? len : 48;
 		}
-		fprintf(out, " %%time  95%% interval   cumulative      self   samples  %-*s  "
-		    "module\n", (int)width, "function");
+		fprintf(out, " %%time  95%% interval   cumulative      self   samples  %s%-*s  "
+		    "module\n", split == PROFIL_SPLIT_THREAD ? "    tid  thread           " : "",
+		    (int)width, "function");
 	}
 	for (i = 0; i < n; i++) {
 		profil_share_interval(e[i].count, total, &lo, &hi);
 		cumulative += e[i].seconds;
-		if (opt->tsv)
-			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%.6f\t%" PRIu64 "\t%s\t%s\t%s\t%s\n",
+		if (opt->tsv) {
+			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%.6f\t%" PRIu64 "\t%s\t%s\t%s\t%s",
 			    100.0 * (double)e[i].count / (double)total, 100 * lo, 100 * hi,
 			    cumulative, e[i].seconds, e[i].count,
 			    entry_name(&e[i], buf, sizeof(buf)), entry_module(&e[i]),
 			    e[i].file != NULL ? e[i].file : "",
 			    e[i].module != NULL ? profil_module_path(e[i].module) : "");
-		else
-			fprintf(out, "%6.2f  %5.1f-%5.1f  %11.3f %9.3f %9" PRIu64 "  %-*s  %s\n",
-			    100.0 * (double)e[i].count / (double)total, 100 * lo, 100 * hi,
-			    cumulative, e[i].seconds, e[i].count, (int)width,
-			    entry_name(&e[i], buf, sizeof(buf)), entry_module(&e[i]));
+			if (split != PROFIL_SPLIT_NONE) {
+				f = profil_report_file(r, e[i].proc, NULL);
+				snprintf(tid, sizeof(tid), "%" PRIu32, e[i].tid);
+				fprintf(out, "\t%" PRIu32 "\t%s\t%s\t%s", f->hdr.pid, f->hdr.progname,
+				    split == PROFIL_SPLIT_THREAD ? tid : "", e[i].thread);
+			}
+			fprintf(out, "\n");
+			continue;
+		}
+		fprintf(out, "%6.2f  %5.1f-%5.1f  %11.3f %9.3f %9" PRIu64 "  ",
+		    100.0 * (double)e[i].count / (double)total, 100 * lo, 100 * hi,
+		    cumulative, e[i].seconds, e[i].count);
+		if (split == PROFIL_SPLIT_THREAD)
+			fprintf(out, "%7" PRIu32 "  %-15s  ", e[i].tid, e[i].thread);
+		fprintf(out, "%-*s  %s\n", (int)width, entry_name(&e[i], buf, sizeof(buf)),
+		    entry_module(&e[i]));
+	}
+}
+
+int
+profil_report_flat_print(struct profil_report *r, const struct profil_flat_options *opt,
+    FILE *out)
+{
+	const struct profil_report_entry *e;
+	const struct profil_file *f;
+	const char *name;
+	size_t i, j, k, n;
+
+	e = profil_report_entries(r, &n);
+	if (e == NULL && n > 0)
+		return -ENOMEM;
+	if (opt->tsv) {
+		fprintf(out, "percent\tci_low\tci_high\tcumulative_s\tself_s\tsamples\tfunction\t"
+		    "module\tfile\tpath%s\n", profil_report_get_split(r) == PROFIL_SPLIT_NONE ? "" :
+		    "\tpid\tprogname\ttid\tthread");
+	} else {
+		profil_report_summary_print(r, "Flat profile", out);
+	}
+	if (profil_report_get_split(r) != PROFIL_SPLIT_PROCESS) {
+		print_rows(r, e, opt->limit > 0 && n > opt->limit ? opt->limit : n,
+		    profil_report_total(r), opt, out);
+	} else {
+		/* One table per file, its shares of that file's ticks, the limit per table. */
+		for (i = 0; i < n; i = j) {
+			for (j = i; j < n && e[j].proc == e[i].proc; j++)
+				;
+			k = opt->limit > 0 && j - i > opt->limit ? opt->limit : j - i;
+			f = profil_report_file(r, e[i].proc, &name);
+			if (!opt->tsv)
+				fprintf(out, "%s%s[%" PRIu32 "]: %" PRIu64 " samples, %.3f seconds "
+				    "of CPU (%s)\n", i > 0 ? "\n" : "", f->hdr.progname, f->hdr.pid,
+				    profil_report_file_total(r, e[i].proc),
+				    (double)profil_report_file_total(r, e[i].proc) /
+				    profil_report_file_hz(r, e[i].proc), name);
+			print_rows(r, e + i, k, profil_report_file_total(r, e[i].proc), opt, out);
+		}
 	}
 	if (fflush(out) != 0 || ferror(out))
 		return -EIO;

@@ -15,13 +15,18 @@ struct report_file {
 	char *name;
 	struct profil_file *f;
 	double hz;			/* ticks per CPU second, to turn ticks into seconds */
+	uint64_t total;			/* ticks of the file */
 };
 
-/* An entry and what identifies it: the owning function's start, or the offset when unnamed. */
+/*
+ * An entry and what identifies it: the owning function's start, or the offset when unnamed,
+ * and with a split the file (and thread) the ticks came from.
+ */
 struct report_entry {
 	struct profil_report_entry e;
 	uint64_t key;
 	int known;
+	uint64_t group;
 };
 
 struct profil_report {
@@ -38,6 +43,9 @@ struct profil_report {
 	size_t ntouched;
 	uint64_t total;
 	double seconds;
+	enum profil_report_split split;
+	int pid_only;			/* keep the files of pid alone */
+	uint32_t pid;
 };
 
 struct profil_report *
@@ -76,12 +84,33 @@ profil_report_free(struct profil_report *r)
 	free(r);
 }
 
+void
+profil_report_set_split(struct profil_report *r, enum profil_report_split split)
+{
+	r->split = split;
+}
+
+enum profil_report_split
+profil_report_get_split(const struct profil_report *r)
+{
+	return r->split;
+}
+
+void
+profil_report_set_pid(struct profil_report *r, uint32_t pid)
+{
+	r->pid_only = 1;
+	r->pid = pid;
+}
+
 static size_t
-entry_hash(const struct profil_module *mod, uint64_t key, int known, size_t nslots)
+entry_hash(const struct profil_module *mod, uint64_t key, int known, uint64_t group,
+    size_t nslots)
 {
 	uint64_t h = (uint64_t)(uintptr_t)mod * 0x9e3779b97f4a7c15ull;
 
 	h ^= (key + (uint64_t)known) * 0xc2b2ae3d27d4eb4full;
+	h ^= group * 0x165667b19e3779f9ull;
 	h ^= h >> 29;
 	return (size_t)h & (nslots - 1);
 }
@@ -97,7 +126,7 @@ slots_grow(struct profil_report *r)
 	for (i = 0; i < r->nentries; i++) {
 		const struct report_entry *e = &r->entries[i];
 
-		j = entry_hash(e->e.module, e->key, e->known, n);
+		j = entry_hash(e->e.module, e->key, e->known, e->group, n);
 		while (slots[j] != 0)
 			j = (j + 1) & (n - 1);
 		slots[j] = i + 1;
@@ -108,19 +137,20 @@ slots_grow(struct profil_report *r)
 	return 0;
 }
 
-/* The entry for (module, key, known), created empty on first use. */
+/* The entry for (module, key, known, group), created empty on first use. */
 static struct report_entry *
-entry_get(struct profil_report *r, const struct profil_module *mod, uint64_t key, int known)
+entry_get(struct profil_report *r, const struct profil_module *mod, uint64_t key, int known,
+    uint64_t group)
 {
 	struct report_entry *e;
 	size_t j;
 
 	if (2 * (r->nentries + 1) > r->nslots && slots_grow(r) != 0)
 		return NULL;
-	for (j = entry_hash(mod, key, known, r->nslots); r->slots[j] != 0;
+	for (j = entry_hash(mod, key, known, group, r->nslots); r->slots[j] != 0;
 	     j = (j + 1) & (r->nslots - 1)) {
 		e = &r->entries[r->slots[j] - 1];
-		if (e->e.module == mod && e->key == key && e->known == known)
+		if (e->e.module == mod && e->key == key && e->known == known && e->group == group)
 			return e;
 	}
 	if (r->nentries == r->cap) {
@@ -137,6 +167,8 @@ entry_get(struct profil_report *r, const struct profil_module *mod, uint64_t key
 	e->e.module = mod;
 	e->key = key;
 	e->known = known;
+	e->group = group;
+	e->e.thread = "";
 	r->slots[j] = ++r->nentries;
 	return e;
 }
@@ -172,20 +204,37 @@ file_hz(const struct profil_file *f)
 	return 100.0;
 }
 
-/* Attributes count ticks at pc (the interrupted PC, leaf of the stack) of file rf. */
+/* The name of thread tid in file f, "" when the recorder never saw it alive. */
+static const char *
+thread_name(const struct profil_file *f, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < f->nthreads; i++)
+		if (f->threads[i].tid == tid)
+			return f->threads[i].name;
+	return "";
+}
+
+/* Attributes the count ticks of sample s (at its leaf, the interrupted PC) of file rf. */
 static int
 report_pc(struct profil_report *r, const struct report_file *rf, struct profil_module **mods,
-    uint64_t pc, uint32_t epoch, uint64_t count)
+    const struct profil_file_sample *s)
 {
-	const struct profil_file_mapping *m = profil_file_mapping_find(rf->f, pc, epoch);
+	const struct profil_file_mapping *m = profil_file_mapping_find(rf->f, s->pcs[0], s->epoch);
 	const struct profil_location *loc;
 	struct report_entry *e;
-	size_t i;
+	uint64_t group = 0, pc = s->pcs[0], count = s->count;
+	size_t i, fi = (size_t)(rf - r->files);
 	int err;
 
+	if (r->split == PROFIL_SPLIT_PROCESS)
+		group = fi;
+	else if (r->split == PROFIL_SPLIT_THREAD)
+		group = (uint64_t)fi << 32 | s->tid;
 	if (m == NULL) {
 		/* vdso, JIT code, anonymous memory: nothing recorded says whose it is. */
-		e = entry_get(r, NULL, 0, 0);
+		e = entry_get(r, NULL, 0, 0, group);
 	} else {
 		i = (size_t)(m - rf->f->maps);
 		if (mods[i] == NULL) {
@@ -198,9 +247,9 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_m
 		if (err != 0)
 			return err;
 		if (loc->known)
-			e = entry_get(r, mods[i], loc->function_start, 1);
+			e = entry_get(r, mods[i], loc->function_start, 1, group);
 		else
-			e = entry_get(r, mods[i], loc->offset, 0);
+			e = entry_get(r, mods[i], loc->offset, 0, group);
 		if (e != NULL && e->e.count == 0) {
 			e->e.function = loc->frames[loc->nframes - 1].function;
 			e->e.offset = loc->offset;
@@ -211,6 +260,13 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_m
 	}
 	if (e == NULL)
 		return -ENOMEM;
+	if (e->e.count == 0 && r->split != PROFIL_SPLIT_NONE) {
+		e->e.proc = fi;
+		if (r->split == PROFIL_SPLIT_THREAD) {
+			e->e.tid = s->tid;
+			e->e.thread = thread_name(rf->f, s->tid);
+		}
+	}
 	e->e.count += count;
 	e->e.seconds += (double)count / rf->hz;
 	return 0;
@@ -224,6 +280,10 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 	size_t i;
 	int err = 0;
 
+	if (r->pid_only && f->hdr.pid != r->pid) {
+		profil_file_free(f);
+		return 0;
+	}
 	files = realloc(r->files, (r->nfiles + 1) * sizeof(*files));
 	if (files == NULL) {
 		profil_file_free(f);
@@ -234,6 +294,7 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 	rf->name = strdup(name);
 	rf->f = f;
 	rf->hz = file_hz(f);
+	rf->total = 0;
 	if (rf->name == NULL) {
 		profil_file_free(f);
 		return -ENOMEM;
@@ -248,7 +309,8 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 	for (i = 0; i < f->nsamples && err == 0; i++) {
 		const struct profil_file_sample *s = &f->samples[i];
 
-		err = report_pc(r, rf, mods, s->pcs[0], s->epoch, s->count);
+		err = report_pc(r, rf, mods, s);
+		rf->total += s->count;
 		r->total += s->count;
 		r->seconds += (double)s->count / rf->hz;
 	}
@@ -296,6 +358,12 @@ profil_report_file_hz(const struct profil_report *r, size_t i)
 	return i < r->nfiles ? r->files[i].hz : 0;
 }
 
+uint64_t
+profil_report_file_total(const struct profil_report *r, size_t i)
+{
+	return i < r->nfiles ? r->files[i].total : 0;
+}
+
 static const char *
 entry_module_name(const struct profil_report_entry *e)
 {
@@ -320,7 +388,22 @@ entry_cmp(const void *a, const void *b)
 	c = strcmp(entry_module_name(x), entry_module_name(y));
 	if (c != 0)
 		return c;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* PROFIL_SPLIT_PROCESS: each file's rows together, in file order. */
+static int
+entry_cmp_by_file(const void *a, const void *b)
+{
+	const struct profil_report_entry *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return entry_cmp(a, b);
 }
 
 const struct profil_report_entry *
@@ -336,7 +419,8 @@ profil_report_entries(struct profil_report *r, size_t *n)
 		}
 		for (i = 0; i < r->nentries; i++)
 			r->sorted[i] = r->entries[i].e;
-		qsort(r->sorted, r->nentries, sizeof(*r->sorted), entry_cmp);
+		qsort(r->sorted, r->nentries, sizeof(*r->sorted),
+		    r->split == PROFIL_SPLIT_PROCESS ? entry_cmp_by_file : entry_cmp);
 	}
 	*n = r->sorted != NULL ? r->nentries : 0;
 	return r->sorted;

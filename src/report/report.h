@@ -27,6 +27,21 @@ struct profil_report_entry {
 	const char *file;	/* the function's source file, when the line table says so */
 	uint64_t count;		/* ticks */
 	double seconds;		/* sum over files of ticks / achieved rate */
+	/* With a split (profil_report_set_split), what the row belongs to; else 0, 0, "". */
+	size_t proc;		/* index of the file (process image) */
+	uint32_t tid;		/* PROFIL_SPLIT_THREAD: the thread */
+	const char *thread;	/* its name from the file's THREAD record, "" if none */
+};
+
+/*
+ * What the rows of the flat view are split by: nothing (every process merged by function and
+ * module), the file (one process image each: its own table), or the thread of a file (one
+ * table, a row per function and thread).
+ */
+enum profil_report_split {
+	PROFIL_SPLIT_NONE = 0,
+	PROFIL_SPLIT_PROCESS,
+	PROFIL_SPLIT_THREAD,
 };
 
 /* A new, empty session.  NULL with errno ENOMEM. */
@@ -34,6 +49,15 @@ struct profil_report *profil_report_new(void);
 
 /* Frees the session, every file added to it and every entry. */
 void profil_report_free(struct profil_report *r);
+
+/*
+ * Settings, before the first file is added: the split of the rows, and the process whose files
+ * alone are kept (pid; every other file given to profil_report_add() is freed and skipped, and
+ * does not count in nfiles).  Defaults: no split, every process.
+ */
+void profil_report_set_split(struct profil_report *r, enum profil_report_split split);
+void profil_report_set_pid(struct profil_report *r, uint32_t pid);
+enum profil_report_split profil_report_get_split(const struct profil_report *r);
 
 /*
  * Adds a file read by profil_file_read(); the session takes ownership of it (also on error).
@@ -55,7 +79,13 @@ const struct profil_file *profil_report_file(const struct profil_report *r, size
 struct profil_symbolizer *profil_report_symbolizer(struct profil_report *r);
 double profil_report_file_hz(const struct profil_report *r, size_t i);
 
-/* The entries, heaviest first (ties by name); valid until the session is freed. */
+/* The ticks of file i (the sum of its samples' counts). */
+uint64_t profil_report_file_total(const struct profil_report *r, size_t i);
+
+/*
+ * The entries, heaviest first (ties by name), and with PROFIL_SPLIT_PROCESS grouped by file
+ * first, in file order; valid until the session is freed or a file is added.
+ */
 const struct profil_report_entry *profil_report_entries(struct profil_report *r, size_t *n);
 
 /*
@@ -73,7 +103,7 @@ void profil_report_modules(const struct profil_report *r,
  */
 void profil_share_interval(uint64_t k, uint64_t n, double *lo, double *hi);
 
-/* How the flat view prints. */
+/* How the views print (the flat view, and the others below with the same options). */
 struct profil_flat_options {
 	size_t limit;		/* rows at most; 0 for all */
 	int tsv;		/* tab-separated values with a header line, for scripts */
@@ -83,5 +113,49 @@ struct profil_flat_options {
  * Returns 0 or -errno of the write. */
 int profil_report_flat_print(struct profil_report *r, const struct profil_flat_options *opt,
     FILE *out);
+
+/*
+ * The lines every view starts with: "<title>: N processes, N samples, N seconds of CPU", then
+ * one line per process that has samples (program, pid, samples, achieved and requested rate,
+ * clock, how it ended), and a count of those without.
+ */
+void profil_report_summary_print(struct profil_report *r, const char *title, FILE *out);
+
+/*
+ * The call graph of -g recordings, from sampled stacks (report/stack.h): per function, the
+ * ticks with it at the leaf (self) and on the stack at all (total, each sample once however
+ * often recursion puts the function on it), and its callers and callees with the ticks whose
+ * stack held that call.  Functions are named as in the flat view (the owner of the machine
+ * code), heaviest total first; opt->limit bounds the functions shown.  Returns 0, -ENOMEM or
+ * -EIO.
+ */
+int profil_report_graph_print(struct profil_report *r, const struct profil_flat_options *opt,
+    FILE *out);
+
+/*
+ * The hottest source lines: the leaf's innermost inline frame's file:line (the line that
+ * executed, even when inlined), with its function.  Code without line information counts by
+ * function.  Returns 0, -ENOMEM or -EIO.
+ */
+int profil_report_lines_print(struct profil_report *r, const struct profil_flat_options *opt,
+    FILE *out);
+
+/*
+ * The ticks of one function by source line, with the source text when the file can be read,
+ * and by address (module+0xoffset).  function matches any inline level of the leaf frame, the
+ * line being the one executing in that function.  Returns 0, -ENOENT when no sample is in
+ * function, -ENOMEM or -EIO.
+ */
+int profil_report_annotate_print(struct profil_report *r, const char *function,
+    const struct profil_flat_options *opt, FILE *out);
+
+/*
+ * Compares r with base function by function (by name and module): each share in base and in
+ * r, the difference in percentage points and the two-proportion z statistic, largest |diff|
+ * first; |z| >= 1.96 is beyond the sampling noise of the two sample counts at 95%.  Returns 0,
+ * -ENOMEM or -EIO.
+ */
+int profil_report_diff_print(struct profil_report *r, struct profil_report *base,
+    const struct profil_flat_options *opt, FILE *out);
 
 #endif /* PROFIL_REPORT_H */

@@ -510,7 +510,7 @@ module_vaddr(const struct profil_module *mod, uint64_t offset, uint64_t *vaddr)
  */
 static size_t
 module_inline_chain(struct profil_module *mod, Dwarf_Addr addr, struct profil_frame *frames,
-    size_t max, uint64_t *outer_start)
+    size_t max, uint64_t *outer_start, const char **comp_dir)
 {
 	Dwarf_Die *cu, *scopes = NULL, *parents;
 	Dwarf_Files *files = NULL;
@@ -524,6 +524,7 @@ module_inline_chain(struct profil_module *mod, Dwarf_Addr addr, struct profil_fr
 	cu = dwfl_module_addrdie(mod->dm, addr, &dbias);
 	if (cu == NULL)
 		return 0;
+	*comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
 	nscopes = dwarf_getscopes(cu, addr - dbias, &scopes);
 	if (nscopes <= 0) {
 		free(scopes);
@@ -616,7 +617,7 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 {
 	struct profil_frame chain[32];
 	struct profil_location *loc;
-	const char *name = NULL;
+	const char *name = NULL, *comp_dir = NULL;
 	uint64_t vaddr, start = 0, dstart = 0;
 	GElf_Off symoff = 0;
 	const char *alias;
@@ -633,7 +634,7 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 			if (alias != NULL)
 				name = alias;
 		}
-		n = module_inline_chain(mod, vaddr + mod->bias, chain, 32, &dstart);
+		n = module_inline_chain(mod, vaddr + mod->bias, chain, 32, &dstart, &comp_dir);
 		if (name == NULL && n > 0 && chain[n - 1].function != NULL) {
 			name = chain[n - 1].function;
 			start = dstart;
@@ -668,6 +669,7 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 	loc->function_start = start;
 	loc->known = name != NULL;
 	loc->nframes = n;
+	loc->comp_dir = comp_dir;
 	loc->frames = (struct profil_frame *)(loc + 1);
 	memcpy(loc->frames, chain, n * sizeof(chain[0]));
 	*out = loc;

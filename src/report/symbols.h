@@ -41,6 +41,8 @@ struct profil_location {
 	int known;		/* 0: no symbol covers it, shown as module+0xoffset */
 	size_t nframes;		/* at least 1 */
 	struct profil_frame *frames;
+	const char *comp_dir;	/* the compilation directory, that relative file names are in;
+				   NULL when unknown */
 };
 
 /* Why a module is only partly symbolized; the caller warns once per module. */

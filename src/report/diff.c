@@ -1,0 +1,159 @@
+/*
+ * diff.c - two profiles compared function by function: which shares moved, and whether the move
+ * is larger than what sampling alone would produce with these sample counts.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/symbols.h"
+
+struct diff_row {
+	char *function;			/* as the flat view names it */
+	const char *module;
+	uint64_t k[2];			/* ticks in base, in the current profile */
+	double p[2];			/* shares */
+	double diff;			/* points: 100 * (p[1] - p[0]) */
+	double z;
+};
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	int c = strcmp(x->function, y->function);
+
+	return c != 0 ? c : strcmp(x->module, y->module);
+}
+
+static int
+diff_cmp(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+
+	if (fabs(x->diff) != fabs(y->diff))
+		return fabs(x->diff) > fabs(y->diff) ? -1 : 1;
+	return name_cmp(a, b);
+}
+
+/* Appends the entries of r as rows of side 0 (base) or 1. */
+static int
+rows_add(struct diff_row *rows, size_t *n, struct profil_report *r, int side)
+{
+	const struct profil_report_entry *e;
+	char buf[512];
+	size_t i, ne;
+
+	e = profil_report_entries(r, &ne);
+	if (e == NULL && ne > 0)
+		return -ENOMEM;
+	for (i = 0; i < ne; i++) {
+		struct diff_row *row = &rows[(*n)++];
+
+		memset(row, 0, sizeof(*row));
+		if (e[i].function != NULL)
+			snprintf(buf, sizeof(buf), "%s", e[i].function);
+		else if (e[i].module == NULL)
+			snprintf(buf, sizeof(buf), "[unmapped]");
+		else
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, profil_module_name(e[i].module),
+			    e[i].offset);
+		row->function = strdup(buf);
+		if (row->function == NULL)
+			return -ENOMEM;
+		row->module = e[i].module != NULL ? profil_module_name(e[i].module) : "?";
+		row->k[side] = e[i].count;
+	}
+	return 0;
+}
+
+/*
+ * The two-proportion z statistic: the difference of the shares over its standard error under
+ * the hypothesis that both profiles sample the same share (pooled).
+ */
+static double
+two_proportion_z(uint64_t k0, uint64_t n0, uint64_t k1, uint64_t n1)
+{
+	double p0 = (double)k0 / (double)n0, p1 = (double)k1 / (double)n1;
+	double p = (double)(k0 + k1) / (double)(n0 + n1);
+	double se = sqrt(p * (1 - p) * (1 / (double)n0 + 1 / (double)n1));
+
+	return se > 0 ? (p1 - p0) / se : 0;
+}
+
+int
+profil_report_diff_print(struct profil_report *r, struct profil_report *base,
+    const struct profil_flat_options *opt, FILE *out)
+{
+	uint64_t n0 = profil_report_total(base), n1 = profil_report_total(r);
+	size_t i, k, n = 0, nb, nr;
+	struct diff_row *rows;
+	int err;
+
+	profil_report_entries(base, &nb);
+	profil_report_entries(r, &nr);
+	rows = calloc(nb + nr + 1, sizeof(*rows));
+	if (rows == NULL)
+		return -ENOMEM;
+	err = rows_add(rows, &n, base, 0);
+	if (err == 0)
+		err = rows_add(rows, &n, r, 1);
+	if (err != 0)
+		goto out;
+	/* Merge the two sides by name and module. */
+	qsort(rows, n, sizeof(*rows), name_cmp);
+	for (i = 0, k = 0; i < n; i++) {
+		if (k > 0 && name_cmp(&rows[k - 1], &rows[i]) == 0) {
+			rows[k - 1].k[0] += rows[i].k[0];
+			rows[k - 1].k[1] += rows[i].k[1];
+			free(rows[i].function);
+			continue;
+		}
+		rows[k++] = rows[i];
+	}
+	n = k;
+	for (i = 0; i < n; i++) {
+		rows[i].p[0] = n0 > 0 ? (double)rows[i].k[0] / (double)n0 : 0;
+		rows[i].p[1] = n1 > 0 ? (double)rows[i].k[1] / (double)n1 : 0;
+		rows[i].diff = 100 * (rows[i].p[1] - rows[i].p[0]);
+		rows[i].z = n0 > 0 && n1 > 0 ? two_proportion_z(rows[i].k[0], n0, rows[i].k[1], n1) :
+		    0;
+	}
+	qsort(rows, n, sizeof(*rows), diff_cmp);
+	k = opt->limit > 0 && n > opt->limit ? opt->limit : n;
+	if (opt->tsv) {
+		fprintf(out, "base_percent\tpercent\tdiff\tz\tbeyond_noise\tbase_samples\tsamples\t"
+		    "function\tmodule\n");
+	} else {
+		profil_report_summary_print(r, "Difference", out);
+		fprintf(out, "Base: %zu process%s, %" PRIu64 " samples.  Largest change first; "
+		    "'*': |z| >= 1.96, beyond the\nsampling noise of the two sample counts at 95%% "
+		    "(two-proportion z test).\n\n", profil_report_nfiles(base),
+		    profil_report_nfiles(base) == 1 ? "" : "es", n0);
+		fprintf(out, "  base%%     now%%     diff       z     base      now  function  "
+		    "module\n");
+	}
+	for (i = 0; i < k; i++) {
+		if (opt->tsv)
+			fprintf(out, "%.4f\t%.4f\t%+.4f\t%+.3f\t%s\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n",
+			    100 * rows[i].p[0], 100 * rows[i].p[1], rows[i].diff, rows[i].z,
+			    fabs(rows[i].z) >= 1.96 ? "yes" : "no", rows[i].k[0], rows[i].k[1],
+			    rows[i].function, rows[i].module);
+		else
+			fprintf(out, "%6.2f   %6.2f  %+7.2f%s %+7.2f %8" PRIu64 " %8" PRIu64 "  %s  %s\n",
+			    100 * rows[i].p[0], 100 * rows[i].p[1], rows[i].diff,
+			    fabs(rows[i].z) >= 1.96 ? "*" : " ", rows[i].z, rows[i].k[0],
+			    rows[i].k[1], rows[i].function, rows[i].module);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		err = -EIO;
+out:
+	for (i = 0; i < n; i++)
+		free(rows[i].function);
+	free(rows);
+	return err;
+}
