@@ -114,6 +114,15 @@ env_ulong(const char *name, unsigned long dflt, unsigned long min, unsigned long
 }
 
 static uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
 process_cpu_ns(void)
 {
 	struct timespec ts;
@@ -208,7 +217,8 @@ profil_record_maps_changed(void)
 static void *
 flusher_main(void *unused)
 {
-	unsigned int step = PROFIL_RECORD_DRAIN_MS, since = 0;
+	unsigned int step = PROFIL_RECORD_DRAIN_MS;
+	uint64_t last = monotonic_ns();
 	sigset_t all;
 
 	(void)unused;
@@ -224,10 +234,10 @@ flusher_main(void *unused)
 
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
-		since += step;
-		if (flush_ms != 0 && since >= flush_ms) {
+		/* By the clock, not by counting naps: a loaded machine wakes us late. */
+		if (flush_ms != 0 && monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
+			last = monotonic_ns();
 			flush_now(PROFIL_EXIT_RUNNING, 0);
-			since = 0;
 		} else {
 			drain_now();
 		}
