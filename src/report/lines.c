@@ -222,6 +222,19 @@ rows_make(const struct profil_tally *t, int (*cmp)(const void *, const void *), 
 	return rows;
 }
 
+/* A row's file as it can be opened: DWARF names files as the compiler was given them,
+ * relative to its directory. */
+static const char *
+row_path(const struct line_row *row, char *buf, size_t len)
+{
+	if (row->file == NULL)
+		return "";
+	if (row->file[0] == '/' || row->comp_dir == NULL)
+		return row->file;
+	snprintf(buf, len, "%s/%s", row->comp_dir, row->file);
+	return buf;
+}
+
 static const char *
 base_name(const char *path)
 {
@@ -237,7 +250,7 @@ profil_report_lines_print(struct profil_report *r, const struct profil_flat_opti
 	uint64_t total = profil_report_total(r);
 	struct lines ln;
 	struct line_row *rows;
-	char place[512];
+	char place[512], path[4096];
 	double lo, hi;
 	size_t i, n = 0, nrows = 0;
 	int err;
@@ -264,7 +277,7 @@ profil_report_lines_print(struct profil_report *r, const struct profil_flat_opti
 		if (opt->tsv) {
 			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%" PRIu64 "\t%s\t%d\t%s\t%s\t%s\n",
 			    100.0 * (double)rows[i].count / (double)total, 100 * lo, 100 * hi,
-			    rows[i].seconds, rows[i].count, rows[i].file ? rows[i].file : "",
+			    rows[i].seconds, rows[i].count, row_path(&rows[i], path, sizeof(path)),
 			    rows[i].line, row_function(&rows[i]),
 			    rows[i].outer != NULL ? rows[i].outer : "", row_module(&rows[i]));
 			continue;
@@ -298,22 +311,18 @@ print_source(const struct line_row *rows, size_t n, uint64_t matched,
 	int line = 0, first, last;
 	size_t i = 0;
 	FILE *src;
+	const char *file = row_path(&rows[0], path, sizeof(path));
 
 	first = rows[0].line > 3 ? rows[0].line - 3 : 1;
 	last = rows[n - 1].line + 3;
-	/* DWARF names files as the compiler was given them, relative to its directory. */
-	if (rows[0].file[0] != '/' && rows[0].comp_dir != NULL)
-		snprintf(path, sizeof(path), "%s/%s", rows[0].comp_dir, rows[0].file);
-	else
-		snprintf(path, sizeof(path), "%s", rows[0].file);
-	src = opt->tsv ? NULL : fopen(path, "r");
+	src = opt->tsv ? NULL : fopen(file, "r");
 	if (!opt->tsv)
-		fprintf(out, "%s%s\n", path, src == NULL ? " (not readable: lines with samples "
-		    "only)" : "");
+		fprintf(out, "%s%s\n", file, src == NULL ? " (not readable: lines with samples only)" :
+		    "");
 	if (src == NULL) {
 		for (i = 0; i < n; i++)
 			if (opt->tsv)
-				fprintf(out, "line\t%s\t%d\t%" PRIu64 "\t%.4f\t%.6f\n", rows[i].file,
+				fprintf(out, "line\t%s\t%d\t%" PRIu64 "\t%.4f\t%.6f\n", file,
 				    rows[i].line, rows[i].count,
 				    100.0 * (double)rows[i].count / (double)matched,
 				    rows[i].seconds);
