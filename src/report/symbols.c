@@ -30,6 +30,29 @@ struct profil_alias {
 	int rank;
 };
 
+/* A function's address range in a compilation unit, and its DIE. */
+struct profil_fn_range {
+	Dwarf_Addr low, high;		/* DWARF addresses, [low, high) */
+	Dwarf_Die die;
+};
+
+/*
+ * The functions of one compilation unit, sorted by address: found by binary search rather than
+ * by dwarf_getscopes, which walks the whole unit for every address (with 2,000 functions in a
+ * unit, most of the time of a report went there).
+ */
+struct profil_cu_index {
+	Dwarf_Off off;			/* the unit's DIE offset */
+	struct profil_fn_range *fns;
+	size_t n, cap;
+};
+
+/* A symbol's range, once named: addresses in it skip dwfl_module_addrinfo's symbol search. */
+struct profil_sym_range {
+	uint64_t start, end;		/* ELF addresses */
+	const char *name;
+};
+
 struct profil_module {
 	struct profil_module *next;
 	struct profil_symbolizer *sym;
@@ -49,6 +72,10 @@ struct profil_module {
 	struct profil_location **cache;
 	size_t cache_size;
 	size_t cache_used;
+	struct profil_cu_index *cus;	/* the units looked into */
+	size_t ncus;
+	struct profil_sym_range *syms;	/* sorted by start, disjoint */
+	size_t nsyms, syms_cap;
 };
 
 struct profil_symbolizer {
@@ -88,6 +115,10 @@ module_free(struct profil_module *mod)
 	for (i = 0; i < mod->cache_size; i++)
 		free(mod->cache[i]);
 	free(mod->cache);
+	for (i = 0; i < mod->ncus; i++)
+		free(mod->cus[i].fns);
+	free(mod->cus);
+	free(mod->syms);
 	free(mod->segs);
 	free(mod->aliases);
 	if (mod->dwfl != NULL)
@@ -502,6 +533,138 @@ module_vaddr(const struct profil_module *mod, uint64_t offset, uint64_t *vaddr)
 	return -ERANGE;
 }
 
+static int
+fn_range_add(struct profil_cu_index *ci, Dwarf_Addr low, Dwarf_Addr high, const Dwarf_Die *die)
+{
+	struct profil_fn_range *fns;
+
+	if (ci->n == ci->cap) {
+		size_t cap = ci->cap ? 2 * ci->cap : 64;
+
+		fns = realloc(ci->fns, cap * sizeof(*fns));
+		if (fns == NULL)
+			return -ENOMEM;
+		ci->fns = fns;
+		ci->cap = cap;
+	}
+	ci->fns[ci->n].low = low;
+	ci->fns[ci->n].high = high;
+	ci->fns[ci->n].die = *die;
+	ci->n++;
+	return 0;
+}
+
+/* The subprograms with code under parent: the unit's, and those of namespaces and classes. */
+static int
+cu_collect(struct profil_cu_index *ci, Dwarf_Die *parent)
+{
+	Dwarf_Addr base, low, high;
+	Dwarf_Die child;
+	ptrdiff_t off;
+	int tag, err;
+
+	if (dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram) {
+			/* Every range: a function split into hot and cold parts has two. */
+			for (off = 0; (off = dwarf_ranges(&child, off, &base, &low, &high)) > 0;)
+				if (low < high && (err = fn_range_add(ci, low, high, &child)) != 0)
+					return err;
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		    tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
+			err = cu_collect(ci, &child);
+			if (err != 0)
+				return err;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static int
+fn_range_cmp(const void *a, const void *b)
+{
+	const struct profil_fn_range *x = a, *y = b;
+
+	return x->low < y->low ? -1 : x->low > y->low;
+}
+
+/* The index of unit cu, built on first use; NULL when out of memory. */
+static struct profil_cu_index *
+cu_index(struct profil_module *mod, Dwarf_Die *cu)
+{
+	struct profil_cu_index *ci;
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	size_t i;
+
+	for (i = 0; i < mod->ncus; i++)
+		if (mod->cus[i].off == off)
+			return &mod->cus[i];
+	ci = realloc(mod->cus, (mod->ncus + 1) * sizeof(*ci));
+	if (ci == NULL)
+		return NULL;
+	mod->cus = ci;
+	ci = &mod->cus[mod->ncus];
+	memset(ci, 0, sizeof(*ci));
+	ci->off = off;
+	if (cu_collect(ci, cu) != 0) {
+		free(ci->fns);
+		return NULL;
+	}
+	qsort(ci->fns, ci->n, sizeof(*ci->fns), fn_range_cmp);
+	mod->ncus++;
+	return ci;
+}
+
+/* The subprogram whose code holds pc (a DWARF address), or NULL. */
+static Dwarf_Die *
+cu_function(struct profil_cu_index *ci, Dwarf_Addr pc)
+{
+	size_t lo = 0, hi = ci->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ci->fns[mid].low <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && pc < ci->fns[lo - 1].high ? &ci->fns[lo - 1].die : NULL;
+}
+
+/*
+ * The DIEs from the subprogram fn down to the innermost inlined subroutine holding pc, outer
+ * first: path[0] is fn.  Lexical blocks are passed through, not kept.  Returns the length.
+ */
+static size_t
+inline_path(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *path, size_t max)
+{
+	Dwarf_Die cur = *fn, child;
+	size_t n = 0;
+	int tag, deeper;
+
+	path[n++] = cur;
+	do {
+		deeper = 0;
+		if (dwarf_child(&cur, &child) != 0)
+			break;
+		do {
+			tag = dwarf_tag(&child);
+			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+			    tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
+			    dwarf_haspc(&child, pc) > 0) {
+				if (tag == DW_TAG_inlined_subroutine && n < max)
+					path[n++] = child;
+				cur = child;
+				deeper = 1;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	} while (deeper);
+	return n;
+}
+
 /*
  * The inline chain at addr, innermost first, as eu-addr2line -i reports it: each
  * DW_TAG_inlined_subroutine names the inlined function, and its DW_AT_call_file/line is where
@@ -512,59 +675,45 @@ static size_t
 module_inline_chain(struct profil_module *mod, Dwarf_Addr addr, struct profil_frame *frames,
     size_t max, uint64_t *outer_start, const char **comp_dir)
 {
-	Dwarf_Die *cu, *scopes = NULL, *parents;
+	Dwarf_Die *cu, *fn, path[32];
+	struct profil_cu_index *ci;
 	Dwarf_Files *files = NULL;
 	Dwarf_Attribute attr;
 	Dwarf_Addr dbias, low;
 	Dwarf_Word word;
-	size_t n = 0, nfiles = 0;
-	int i, nscopes, nparents, tag;
+	size_t n = 0, k, depth, nfiles = 0;
 	Dwfl_Line *line;
 
 	cu = dwfl_module_addrdie(mod->dm, addr, &dbias);
 	if (cu == NULL)
 		return 0;
 	*comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
-	nscopes = dwarf_getscopes(cu, addr - dbias, &scopes);
-	if (nscopes <= 0) {
-		free(scopes);
+	ci = cu_index(mod, cu);
+	fn = ci != NULL ? cu_function(ci, addr - dbias) : NULL;
+	if (fn == NULL)
 		return 0;
-	}
+	if (max > 32)
+		max = 32;
+	depth = inline_path(fn, addr - dbias, path, max);
 	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
 		files = NULL;
 	memset(frames, 0, max * sizeof(*frames));
-	for (i = 0; i < nscopes && n < max; i++) {
-		tag = dwarf_tag(&scopes[i]);
-		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-			continue;
-		frames[n].function = dwarf_diename(&scopes[i]);
-		n++;
-		if (tag == DW_TAG_subprogram) {
-			if (dwarf_entrypc(&scopes[i], &low) == 0 ||
-			    dwarf_lowpc(&scopes[i], &low) == 0)
-				*outer_start = low + dbias - mod->bias;
+	for (k = depth; k-- > 0; n++) {
+		frames[n].function = dwarf_diename(&path[k]);
+		if (k == 0)
 			break;
-		}
-		/* Where this inlined body was called: the next frame's position. */
-		if (n < max && files != NULL &&
-		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &word) == 0 &&
+		/* Where this inlined body was called: the next outer frame's position. */
+		if (n + 1 < max && files != NULL &&
+		    dwarf_formudata(dwarf_attr(&path[k], DW_AT_call_file, &attr), &word) == 0 &&
 		    word < nfiles)
-			frames[n].file = dwarf_filesrc(files, word, NULL, NULL);
-		if (n < max &&
-		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &word) == 0)
-			frames[n].line = (int)word;
-		/*
-		 * dwarf_getscopes continues past an inlined instance with the scopes of its
-		 * abstract definition; the caller is found among the instance's own parents.
-		 */
-		nparents = dwarf_getscopes_die(&scopes[i], &parents);
-		if (nparents <= 0)
-			break;
-		free(scopes);
-		scopes = parents;
-		nscopes = nparents;
-		i = 0;
+			frames[n + 1].file = dwarf_filesrc(files, word, NULL, NULL);
+		if (n + 1 < max &&
+		    dwarf_formudata(dwarf_attr(&path[k], DW_AT_call_line, &attr), &word) == 0)
+			frames[n + 1].line = (int)word;
 	}
+	n = depth;
+	if (dwarf_entrypc(&path[0], &low) == 0 || dwarf_lowpc(&path[0], &low) == 0)
+		*outer_start = low + dbias - mod->bias;
 	/* The innermost frame is where the instruction itself is, by the line table. */
 	line = dwfl_module_getsrc(mod->dm, addr);
 	if (n > 0 && line != NULL) {
@@ -573,8 +722,54 @@ module_inline_chain(struct profil_module *mod, Dwarf_Addr addr, struct profil_fr
 		frames[0].file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 		frames[0].line = lineno;
 	}
-	free(scopes);
 	return n;
+}
+
+/* The symbol range holding vaddr, from the symbols named so far; NULL if none. */
+static const struct profil_sym_range *
+sym_range_find(const struct profil_module *mod, uint64_t vaddr, size_t *at)
+{
+	size_t lo = 0, hi = mod->nsyms, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (mod->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo > 0 && vaddr < mod->syms[lo - 1].end ? &mod->syms[lo - 1] : NULL;
+}
+
+/*
+ * Remembers that [start, end) is named name.  A range that would overlap one already kept is
+ * not kept (nested symbols: dwfl_module_addrinfo keeps answering those).  Out of memory only
+ * costs speed.
+ */
+static void
+sym_range_add(struct profil_module *mod, uint64_t start, uint64_t end, const char *name)
+{
+	struct profil_sym_range *v;
+	size_t at;
+
+	if (end <= start || sym_range_find(mod, start, &at) != NULL ||
+	    (at < mod->nsyms && mod->syms[at].start < end))
+		return;
+	if (mod->nsyms == mod->syms_cap) {
+		size_t cap = mod->syms_cap ? 2 * mod->syms_cap : 64;
+
+		v = realloc(mod->syms, cap * sizeof(*v));
+		if (v == NULL)
+			return;
+		mod->syms = v;
+		mod->syms_cap = cap;
+	}
+	memmove(&mod->syms[at + 1], &mod->syms[at], (mod->nsyms - at) * sizeof(*mod->syms));
+	mod->syms[at].start = start;
+	mod->syms[at].end = end;
+	mod->syms[at].name = name;
+	mod->nsyms++;
 }
 
 /*
@@ -620,19 +815,29 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 	const char *name = NULL, *comp_dir = NULL;
 	uint64_t vaddr, start = 0, dstart = 0;
 	GElf_Off symoff = 0;
+	const struct profil_sym_range *range;
 	const char *alias;
 	char *shown;
 	GElf_Sym symbol;
-	size_t n = 0, extra;
+	size_t n = 0, extra, at;
 
 	if (mod->dwfl != NULL && module_vaddr(mod, offset, &vaddr) == 0) {
-		name = dwfl_module_addrinfo(mod->dm, vaddr + mod->bias, &symoff, &symbol, NULL,
-		    NULL, NULL);
-		if (name != NULL) {
+		/* dwfl_module_addrinfo searches every symbol: ask it once per function. */
+		range = sym_range_find(mod, vaddr, &at);
+		if (range != NULL) {
+			name = range->name;
+			start = range->start;
+		} else {
+			name = dwfl_module_addrinfo(mod->dm, vaddr + mod->bias, &symoff, &symbol,
+			    NULL, NULL, NULL);
+		}
+		if (range == NULL && name != NULL) {
 			start = vaddr - symoff;
 			alias = module_alias(mod, start);
 			if (alias != NULL)
 				name = alias;
+			if (symbol.st_size > symoff)
+				sym_range_add(mod, start, start + symbol.st_size, name);
 		}
 		n = module_inline_chain(mod, vaddr + mod->bias, chain, 32, &dstart, &comp_dir);
 		if (name == NULL && n > 0 && chain[n - 1].function != NULL) {
