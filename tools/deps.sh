@@ -38,6 +38,11 @@ for p in $(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }'); do
 		missing="$missing $p"
 	fi
 done
+# Debian's nodejs comes without npm; some machine images' nodejs bundles it (and conflicts with
+# Debian's npm package), so npm is installed only where the command is missing.
+if ! command -v npm > /dev/null 2>&1; then
+	missing="$missing npm"
+fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
 	echo "profil: missing Debian packages:$missing (run as root, or: sudo apt-get install$missing)" >&2
