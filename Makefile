@@ -70,7 +70,17 @@ $(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libprofil.map -Wl,-z,defs \
 		-o $@ $(LIB_OBJ)
 
-$(REC_SO): $(REC_OBJ) src/record/record.map $(B)/signal-safe.ok
+# The recorder's flush and ring drain run in fatal-signal handlers too: the same check, with
+# the raw system calls they make listed in tools/record-signal-safe.allow.
+REC_SIGNAL_OBJ := $(SAMPLE_OBJ) $(addprefix $(B)/src/,record/flush.o record/maps.o \
+	record/threads.o record/ring.o format/writer.o format/crc32.o)
+$(B)/record-signal-safe.ok: $(REC_SIGNAL_OBJ) tools/check-signal-safe.sh tools/signal-safe.allow \
+		tools/record-signal-safe.allow
+	SIGNAL_SAFE_EXTRA=tools/record-signal-safe.allow NM=$(NM) tools/check-signal-safe.sh \
+		$(REC_SIGNAL_OBJ)
+	@touch $@
+
+$(REC_SO): $(REC_OBJ) src/record/record.map $(B)/signal-safe.ok $(B)/record-signal-safe.ok
 	$(CC) -shared -Wl,--version-script=src/record/record.map -Wl,-z,defs -o $@ $(REC_OBJ) \
 		-lpthread -ldl
 

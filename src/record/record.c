@@ -503,6 +503,7 @@ setup(void)
 
 	/* Ring buffers where perf events are allowed: no signal per sample at all. */
 	cpu_start_ns = process_cpu_ns();
+	profil_ring_init(sysconf(_SC_PAGESIZE));
 	if (profil_rec.clock == PROFIL_CLOCK_AUTO || profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
 		profil_record_lock();
 		r = profil_ring_open(self_tid(), profil_rec.hz, profil_rec.depth > 1);

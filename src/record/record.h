@@ -94,6 +94,7 @@ struct profil_ring_stats {
 	uint64_t failures;		/* threads whose ring could not be opened */
 };
 extern struct profil_ring_stats profil_ring_stats;
+void profil_ring_init(long pagesize);
 int profil_ring_open(pid_t tid, unsigned int hz, int stacks);
 void profil_ring_drain_all(void);
 void profil_ring_close(pid_t tid);

@@ -33,6 +33,15 @@ struct ring {
 
 static struct ring rings[MAX_RINGS];
 static size_t ring_pages;		/* data pages per ring */
+static long page = 4096;		/* set by profil_ring_init() */
+
+/* The page size, asked once at start: sysconf(3) is not async-signal-safe. */
+void
+profil_ring_init(long pagesize)
+{
+	if (pagesize > 0)
+		page = pagesize;
+}
 
 struct profil_ring_stats profil_ring_stats;
 
@@ -67,7 +76,6 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 {
 	struct perf_event_attr attr;
 	struct ring *r = NULL;
-	long page = sysconf(_SC_PAGESIZE);
 	size_t i, size;
 	void *m;
 	int fd;
