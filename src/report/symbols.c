@@ -26,6 +26,7 @@ struct profil_segment {
 /* The name a function's address shows as, chosen once among the symbols that share it. */
 struct profil_alias {
 	uint64_t addr;			/* ELF address */
+	uint64_t size;			/* the largest size of the symbols at addr */
 	const char *name;
 	int rank;
 };
@@ -318,14 +319,20 @@ module_load_aliases(struct profil_module *mod)
 		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
 			continue;
 		mod->aliases[mod->naliases].addr = addr - mod->bias;
+		mod->aliases[mod->naliases].size = sym.st_size;
 		mod->aliases[mod->naliases].name = name;
 		mod->aliases[mod->naliases].rank = alias_rank(&sym, name);
 		mod->naliases++;
 	}
 	qsort(mod->aliases, mod->naliases, sizeof(*mod->aliases), alias_cmp);
-	for (i = 0, j = 0; i < mod->naliases; i++)
-		if (j == 0 || mod->aliases[i].addr != mod->aliases[j - 1].addr)
-			mod->aliases[j++] = mod->aliases[i];
+	for (i = 0, j = 0; i < mod->naliases; i++) {
+		if (j > 0 && mod->aliases[i].addr == mod->aliases[j - 1].addr) {
+			if (mod->aliases[i].size > mod->aliases[j - 1].size)
+				mod->aliases[j - 1].size = mod->aliases[i].size;
+			continue;
+		}
+		mod->aliases[j++] = mod->aliases[i];
+	}
 	mod->naliases = j;
 	return 0;
 }
@@ -343,6 +350,29 @@ module_alias(const struct profil_module *mod, uint64_t addr)
 			hi = mid;
 	}
 	return lo < mod->naliases && mod->aliases[lo].addr == addr ? mod->aliases[lo].name : NULL;
+}
+
+/*
+ * The function symbol whose sized range holds addr, by the alias table: its best name, and its
+ * start in *start.  NULL when the closest function below addr does not reach it (sizeless or
+ * nested symbols): dwfl_module_addrinfo, which scans every symbol, answers those.
+ */
+static const char *
+module_function(const struct profil_module *mod, uint64_t addr, uint64_t *start)
+{
+	size_t lo = 0, hi = mod->naliases, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (mod->aliases[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr - mod->aliases[lo - 1].addr >= mod->aliases[lo - 1].size)
+		return NULL;
+	*start = mod->aliases[lo - 1].addr;
+	return mod->aliases[lo - 1].name;
 }
 
 static void
@@ -822,22 +852,25 @@ module_resolve(struct profil_module *mod, uint64_t offset, struct profil_locatio
 	size_t n = 0, extra, at;
 
 	if (mod->dwfl != NULL && module_vaddr(mod, offset, &vaddr) == 0) {
-		/* dwfl_module_addrinfo searches every symbol: ask it once per function. */
-		range = sym_range_find(mod, vaddr, &at);
-		if (range != NULL) {
+		/*
+		 * dwfl_module_addrinfo scans every symbol: the sorted alias table answers first,
+		 * then the ranges it answered before, and it only for what is left.
+		 */
+		name = module_function(mod, vaddr, &start);
+		if (name == NULL && (range = sym_range_find(mod, vaddr, &at)) != NULL) {
 			name = range->name;
 			start = range->start;
-		} else {
+		} else if (name == NULL) {
 			name = dwfl_module_addrinfo(mod->dm, vaddr + mod->bias, &symoff, &symbol,
 			    NULL, NULL, NULL);
-		}
-		if (range == NULL && name != NULL) {
-			start = vaddr - symoff;
-			alias = module_alias(mod, start);
-			if (alias != NULL)
-				name = alias;
-			if (symbol.st_size > symoff)
-				sym_range_add(mod, start, start + symbol.st_size, name);
+			if (name != NULL) {
+				start = vaddr - symoff;
+				alias = module_alias(mod, start);
+				if (alias != NULL)
+					name = alias;
+				if (symbol.st_size > symoff)
+					sym_range_add(mod, start, start + symbol.st_size, name);
+			}
 		}
 		n = module_inline_chain(mod, vaddr + mod->bias, chain, 32, &dstart, &comp_dir);
 		if (name == NULL && n > 0 && chain[n - 1].function != NULL) {
