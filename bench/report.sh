@@ -126,7 +126,8 @@ done > "$W/times"
 
 median() {
 	awk -v t="$1" '$1 == t { print $2 }' "$W/times" | sort -n |
-		awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		awk '{ v[NR] = $1 }
+		    END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 base=$(median profil)
@@ -142,9 +143,10 @@ for t in $TOOLS; do
 	case $t in
 	profil) cmd='profil report DIR' ;;
 	perf) cmd='perf report --stdio (perf.data)' ;;
-	pprof) cmd='go tool pprof -top -nodefraction=0 (profil export --format=pprof)' ;;
+	pprof) cmd='go tool pprof -top -nodefraction=0 (of profil export --format=pprof)' ;;
 	esac
 	m=$(median "$t")
-	awk -v t="$t" -v c="$cmd" -v s="$(samples "$t")" -v r="$(rows "$t")" -v m="$m" -v b="$base" \
-		'BEGIN { printf "| %s | %s | %d | %d | %.3f | %.2f |\n", t, c, s, r, m / 1e6, m / b }'
+	awk -v t="$t" -v c="$cmd" -v s="$(samples "$t")" -v r="$(rows "$t")" -v m="$m" \
+	    -v b="$base" 'BEGIN { printf "| %s | %s | %d | %d | %.3f | %.2f |\n", t, c, s, r,
+		m / 1e6, m / b }'
 done

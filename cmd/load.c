@@ -129,8 +129,8 @@ warn_module(void *arg, const struct profil_module *mod)
 	enum profil_module_status s = profil_module_status(mod);
 
 	(void)arg;
-	if (s == PROFIL_MODULE_MISSING || s == PROFIL_MODULE_CHANGED || s == PROFIL_MODULE_NOT_ELF ||
-	    s == PROFIL_MODULE_NO_DEBUG)
+	if (s == PROFIL_MODULE_MISSING || s == PROFIL_MODULE_CHANGED ||
+	    s == PROFIL_MODULE_NOT_ELF || s == PROFIL_MODULE_NO_DEBUG)
 		profil_cmd_error(profil_module_status_str(s), profil_module_path(mod));
 }
 

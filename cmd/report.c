@@ -68,7 +68,8 @@ warn_no_stacks(struct profil_report *r)
 	for (i = 0; i < profil_report_nfiles(r); i++) {
 		f = profil_report_file(r, i, &name);
 		if (f->nsamples > 0 && (f->hdr.flags & PROFIL_HDR_STACKS) == 0) {
-			profil_cmd_error("no call stacks (record with -g), leaf functions only", name);
+			profil_cmd_error("no call stacks (record with -g), leaf functions only",
+			    name);
 			return;
 		}
 	}

@@ -23,7 +23,7 @@ rows() {
 		print s }' "$1"
 }
 
-test_expect_success '--pid keeps the files of that process only (profil(1): "only the files of process pid")' '
+test_expect_success '--pid: "Read only the files of process pid" (profil(1))' '
 	"$P" report --tsv --pid "$pb" two > pid.tsv 2> /dev/null &&
 	"$P" report --tsv two/b.profil > b.tsv 2> /dev/null &&
 	cmp pid.tsv b.tsv &&

@@ -39,7 +39,8 @@ test_expect_success '--lines: code without debug information counts by function,
 test_expect_success 'missing debug information: one warning for the module, never a failure' '
 	cat l.err &&
 	test "$(grep -c nodebug.so l.err)" = 1 &&
-	grep -qx "profil: no debug information, functions without file:line: '\''$PWD/nodebug.so'\''" l.err &&
+	msg="profil: no debug information, functions without file:line" &&
+	grep -qx "$msg: '\''$PWD/nodebug.so'\''" l.err &&
 	"$P" report st.profil > /dev/null 2> err && test "$(grep -c nodebug.so err)" = 1
 '
 test_expect_success '--lines table: file:line and "function (inlined into)"' '
@@ -64,13 +65,15 @@ test_expect_success '--annotate inl_add: the inlined function at its own line' '
 	grep -qx "line	$SRC	$inl	50	100.0000	0.050000" ai.tsv
 '
 test_expect_success '--annotate: by address, as module+0xoffset' '
-	grep -q "^address	mkstacks+0x[0-9a-f]*		50	100.0000	0.050000$" ai.tsv
+	grep -q "^address	mkstacks+0x[0-9a-f]*		50	100.0000	0.050000$" \
+		ai.tsv
 '
 test_expect_success '--annotate without debug information: per address only' '
 	"$P" report --annotate plugin_call --tsv st.profil > ap.tsv 2> /dev/null &&
 	cat ap.tsv &&
 	test "$(grep -c "^line" ap.tsv)" = 0 &&
-	grep -q "^address	nodebug.so+0x[0-9a-f]*		10	100.0000	0.010000$" ap.tsv
+	grep -q "^address	nodebug.so+0x[0-9a-f]*		10	100.0000	0.010000$" \
+		ap.tsv
 '
 test_expect_success '--annotate with an unreadable source: the counted lines without text' '
 	cp "$ROOT/tests/report/lib/plugin.c" gone.c &&

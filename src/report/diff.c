@@ -120,8 +120,8 @@ profil_report_diff_print(struct profil_report *r, struct profil_report *base,
 		rows[i].p[0] = n0 > 0 ? (double)rows[i].k[0] / (double)n0 : 0;
 		rows[i].p[1] = n1 > 0 ? (double)rows[i].k[1] / (double)n1 : 0;
 		rows[i].diff = 100 * (rows[i].p[1] - rows[i].p[0]);
-		rows[i].z = n0 > 0 && n1 > 0 ? two_proportion_z(rows[i].k[0], n0, rows[i].k[1], n1) :
-		    0;
+		if (n0 > 0 && n1 > 0)
+			rows[i].z = two_proportion_z(rows[i].k[0], n0, rows[i].k[1], n1);
 	}
 	qsort(rows, n, sizeof(*rows), diff_cmp);
 	k = opt->limit > 0 && n > opt->limit ? opt->limit : n;
@@ -134,17 +134,19 @@ profil_report_diff_print(struct profil_report *r, struct profil_report *base,
 		    "'*': |z| >= 1.96, beyond the\nsampling noise of the two sample counts at 95%% "
 		    "(two-proportion z test).\n\n", profil_report_nfiles(base),
 		    profil_report_nfiles(base) == 1 ? "" : "es", n0);
-		fprintf(out, "  base%%     now%%     diff       z     base      now  function  "
-		    "module\n");
+		fprintf(out, "%6s   %6s  %7s  %7s %8s %8s  function  module\n", "base%", "now%",
+		    "diff", "z", "base", "now");
 	}
 	for (i = 0; i < k; i++) {
 		if (opt->tsv)
-			fprintf(out, "%.4f\t%.4f\t%+.4f\t%+.3f\t%s\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n",
+			fprintf(out, "%.4f\t%.4f\t%+.4f\t%+.3f\t%s\t%" PRIu64 "\t%" PRIu64
+			    "\t%s\t%s\n",
 			    100 * rows[i].p[0], 100 * rows[i].p[1], rows[i].diff, rows[i].z,
 			    fabs(rows[i].z) >= 1.96 ? "yes" : "no", rows[i].k[0], rows[i].k[1],
 			    rows[i].function, rows[i].module);
 		else
-			fprintf(out, "%6.2f   %6.2f  %+7.2f%s %+7.2f %8" PRIu64 " %8" PRIu64 "  %s  %s\n",
+			fprintf(out, "%6.2f   %6.2f  %+7.2f%s %+7.2f %8" PRIu64 " %8" PRIu64
+			    "  %s  %s\n",
 			    100 * rows[i].p[0], 100 * rows[i].p[1], rows[i].diff,
 			    fabs(rows[i].z) >= 1.96 ? "*" : " ", rows[i].z, rows[i].k[0],
 			    rows[i].k[1], rows[i].function, rows[i].module);

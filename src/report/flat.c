@@ -100,8 +100,9 @@ print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t 
 			if (split != PROFIL_SPLIT_NONE) {
 				f = profil_report_file(r, e[i].proc, NULL);
 				snprintf(tid, sizeof(tid), "%" PRIu32, e[i].tid);
-				fprintf(out, "\t%" PRIu32 "\t%s\t%s\t%s", f->hdr.pid, f->hdr.progname,
-				    split == PROFIL_SPLIT_THREAD ? tid : "", e[i].thread);
+				fprintf(out, "\t%" PRIu32 "\t%s\t%s\t%s", f->hdr.pid,
+				    f->hdr.progname, split == PROFIL_SPLIT_THREAD ? tid : "",
+				    e[i].thread);
 			}
 			fprintf(out, "\n");
 			continue;

@@ -233,8 +233,8 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 		fprintf(out, "kind\tindex\tpeer\ttotal\tself\ttotal_s\tself_s\tfunction\tmodule\n");
 	} else {
 		profil_report_summary_print(r, "Call graph", out);
-		fprintf(out, "Counts are sampled stack counts, not call counts: total is the samples "
-		    "with the function\nanywhere on the stack (once per sample, also in "
+		fprintf(out, "Counts are sampled stack counts, not call counts: total is the "
+		    "samples with the function\nanywhere on the stack (once per sample, also in "
 		    "recursion), self those with it at the\nleaf; a caller's or callee's line is "
 		    "the samples whose stack held that call.\n\n");
 		fprintf(out, "               ------seconds------ ------samples------\n"
@@ -245,15 +245,17 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 		row = &g->nodes.rows[order[i]];
 		if (opt->tsv) {
 			print_arcs(g, by_callee, na, 1, order[i], opt, i + 1, out);
-			fprintf(out, "function\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64 "\t%.6f\t%.6f\t%s\t"
-			    "%s\n", i + 1, i + 1, row->count[1], row->count[0], row->seconds[1],
-			    row->seconds[0], node_name(row, buf, sizeof(buf)), node_module(row));
+			fprintf(out, "function\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64
+			    "\t%.6f\t%.6f\t%s\t%s\n", i + 1, i + 1, row->count[1], row->count[0],
+			    row->seconds[1], row->seconds[0], node_name(row, buf, sizeof(buf)),
+			    node_module(row));
 			print_arcs(g, by_caller, na, 0, order[i], opt, i + 1, out);
 			continue;
 		}
 		print_arcs(g, by_callee, na, 1, order[i], opt, i + 1, out);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
-		fprintf(out, "%-6s %6.2f %9.3f %9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n", idx,
+		fprintf(out, "%-6s %6.2f %9.3f %9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n",
+		    idx,
 		    total > 0 ? 100.0 * (double)row->count[1] / (double)total : 0.0,
 		    row->seconds[1], row->seconds[0], row->count[1], row->count[0],
 		    node_name(row, buf, sizeof(buf)), i + 1, node_module(row));

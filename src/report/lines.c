@@ -29,7 +29,7 @@ struct line_row {
 	const char *function;		/* innermost function (--lines) */
 	const char *outer;		/* the function it is inlined into, or NULL */
 	const struct profil_module *module;
-	char *label;			/* module+0xoffset or [unmapped], when nothing else names it */
+	char *label;			/* module+0xoffset or [unmapped]: when nothing names it */
 	uint64_t offset;		/* --annotate's addresses */
 	uint64_t count;
 	double seconds;
@@ -317,8 +317,8 @@ print_source(const struct line_row *rows, size_t n, uint64_t matched,
 	last = rows[n - 1].line + 3;
 	src = opt->tsv ? NULL : fopen(file, "r");
 	if (!opt->tsv)
-		fprintf(out, "%s%s\n", file, src == NULL ? " (not readable: lines with samples only)" :
-		    "");
+		fprintf(out, "%s%s\n", file,
+		    src == NULL ? " (not readable: lines with samples only)" : "");
 	if (src == NULL) {
 		for (i = 0; i < n; i++)
 			if (opt->tsv)
