@@ -106,16 +106,20 @@ node_module(const struct profil_tally_row *row)
 	return row->ptr[1] != NULL ? profil_module_name(row->ptr[1]) : "?";
 }
 
-/* Sort contexts: qsort has none, and one view runs at a time. */
-static const struct graph *sort_graph;
-static const size_t *sort_rank;
+/* What the comparisons read: the graph, each node's place in the view, the arcs' end. */
+struct graph_sort {
+	const struct graph *g;
+	const size_t *rank;
+	int k;				/* arcs: 0 sorted by caller, 1 by callee */
+};
 
 /* Heaviest total first, then self, then name: the order and the index numbers of the view. */
 static int
-node_cmp(const void *a, const void *b)
+node_cmp(const void *a, const void *b, void *arg)
 {
-	const struct profil_tally_row *x = &sort_graph->nodes.rows[*(const size_t *)a];
-	const struct profil_tally_row *y = &sort_graph->nodes.rows[*(const size_t *)b];
+	const struct graph_sort *gs = arg;
+	const struct profil_tally_row *x = &gs->g->nodes.rows[*(const size_t *)a];
+	const struct profil_tally_row *y = &gs->g->nodes.rows[*(const size_t *)b];
 	char bx[256], by[256];
 	int c;
 
@@ -129,31 +133,20 @@ node_cmp(const void *a, const void *b)
 	return strcmp(node_module(x), node_module(y));
 }
 
-/* Arcs by caller (key[0]), heaviest first, then by the other end's rank. */
+/* Arcs by one end (key[k]), then heaviest first, then by the other end's place in the view. */
 static int
-arc_cmp_caller(const void *a, const void *b)
+arc_cmp(const void *a, const void *b, void *arg)
 {
-	const struct profil_tally_row *x = &sort_graph->arcs.rows[*(const size_t *)a];
-	const struct profil_tally_row *y = &sort_graph->arcs.rows[*(const size_t *)b];
+	const struct graph_sort *gs = arg;
+	const struct profil_tally_row *x = &gs->g->arcs.rows[*(const size_t *)a];
+	const struct profil_tally_row *y = &gs->g->arcs.rows[*(const size_t *)b];
+	int k = gs->k;
 
-	if (x->key[0] != y->key[0])
-		return x->key[0] < y->key[0] ? -1 : 1;
+	if (x->key[k] != y->key[k])
+		return x->key[k] < y->key[k] ? -1 : 1;
 	if (x->count[0] != y->count[0])
 		return x->count[0] > y->count[0] ? -1 : 1;
-	return sort_rank[x->key[1]] < sort_rank[y->key[1]] ? -1 : 1;
-}
-
-static int
-arc_cmp_callee(const void *a, const void *b)
-{
-	const struct profil_tally_row *x = &sort_graph->arcs.rows[*(const size_t *)a];
-	const struct profil_tally_row *y = &sort_graph->arcs.rows[*(const size_t *)b];
-
-	if (x->key[1] != y->key[1])
-		return x->key[1] < y->key[1] ? -1 : 1;
-	if (x->count[0] != y->count[0])
-		return x->count[0] > y->count[0] ? -1 : 1;
-	return sort_rank[x->key[0]] < sort_rank[y->key[0]] ? -1 : 1;
+	return gs->rank[x->key[!k]] < gs->rank[y->key[!k]] ? -1 : 1;
 }
 
 /* The first of arcs a[0 .. n) (sorted by key[k]) whose key[k] is node. */
@@ -174,8 +167,8 @@ arcs_from(const struct graph *g, const size_t *a, size_t n, int k, size_t node)
 
 /* The caller (k = 0) or callee (k = 1) lines of node, from the arcs a[] sorted by key[k]. */
 static void
-print_arcs(const struct graph *g, const size_t *a, size_t n, int k, size_t node,
-    const struct profil_flat_options *opt, size_t index, FILE *out)
+print_arcs(const struct graph *g, const size_t *rank, const size_t *a, size_t n, int k,
+    size_t node, const struct profil_flat_options *opt, size_t index, FILE *out)
 {
 	const struct profil_tally_row *arc, *peer;
 	const char *what = k == 0 ? "callee" : "caller";
@@ -187,12 +180,12 @@ print_arcs(const struct graph *g, const size_t *a, size_t n, int k, size_t node,
 		peer = &g->nodes.rows[arc->key[!k]];
 		if (opt->tsv)
 			fprintf(out, "%s\t%zu\t%zu\t%" PRIu64 "\t\t%.6f\t\t%s\t%s\n", what, index,
-			    sort_rank[arc->key[!k]] + 1, arc->count[0], arc->seconds[0],
+			    rank[arc->key[!k]] + 1, arc->count[0], arc->seconds[0],
 			    node_name(peer, buf, sizeof(buf)), node_module(peer));
 		else
 			fprintf(out, "%13s %9.3f %9s %9" PRIu64 " %9s      %s [%zu]\n", "",
 			    arc->seconds[0], "", arc->count[0], "",
-			    node_name(peer, buf, sizeof(buf)), sort_rank[arc->key[!k]] + 1);
+			    node_name(peer, buf, sizeof(buf)), rank[arc->key[!k]] + 1);
 	}
 }
 
@@ -203,6 +196,7 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 	size_t *order, *rank, *by_caller, *by_callee, i, n = g->nodes.n, na = g->arcs.n;
 	uint64_t total = profil_report_total(r);
 	const struct profil_tally_row *row;
+	struct graph_sort gs = { NULL, NULL, 0 };
 	char buf[256], idx[32];
 
 	order = malloc((n + 1) * sizeof(*order));
@@ -218,15 +212,17 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 	}
 	for (i = 0; i < n; i++)
 		order[i] = i;
-	sort_graph = g;
-	qsort(order, n, sizeof(*order), node_cmp);
+	gs.g = g;
+	gs.rank = rank;
+	qsort_r(order, n, sizeof(*order), node_cmp, &gs);
 	for (i = 0; i < n; i++)
 		rank[order[i]] = i;
-	sort_rank = rank;
 	for (i = 0; i < na; i++)
 		by_caller[i] = by_callee[i] = i;
-	qsort(by_caller, na, sizeof(*by_caller), arc_cmp_caller);
-	qsort(by_callee, na, sizeof(*by_callee), arc_cmp_callee);
+	gs.k = 0;
+	qsort_r(by_caller, na, sizeof(*by_caller), arc_cmp, &gs);
+	gs.k = 1;
+	qsort_r(by_callee, na, sizeof(*by_callee), arc_cmp, &gs);
 	if (opt->limit > 0 && n > opt->limit)
 		n = opt->limit;
 	if (opt->tsv) {
@@ -244,22 +240,22 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 	for (i = 0; i < n; i++) {
 		row = &g->nodes.rows[order[i]];
 		if (opt->tsv) {
-			print_arcs(g, by_callee, na, 1, order[i], opt, i + 1, out);
+			print_arcs(g, rank, by_callee, na, 1, order[i], opt, i + 1, out);
 			fprintf(out, "function\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64
 			    "\t%.6f\t%.6f\t%s\t%s\n", i + 1, i + 1, row->count[1], row->count[0],
 			    row->seconds[1], row->seconds[0], node_name(row, buf, sizeof(buf)),
 			    node_module(row));
-			print_arcs(g, by_caller, na, 0, order[i], opt, i + 1, out);
+			print_arcs(g, rank, by_caller, na, 0, order[i], opt, i + 1, out);
 			continue;
 		}
-		print_arcs(g, by_callee, na, 1, order[i], opt, i + 1, out);
+		print_arcs(g, rank, by_callee, na, 1, order[i], opt, i + 1, out);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
 		fprintf(out, "%-6s %6.2f %9.3f %9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n",
 		    idx,
 		    total > 0 ? 100.0 * (double)row->count[1] / (double)total : 0.0,
 		    row->seconds[1], row->seconds[0], row->count[1], row->count[0],
 		    node_name(row, buf, sizeof(buf)), i + 1, node_module(row));
-		print_arcs(g, by_caller, na, 0, order[i], opt, i + 1, out);
+		print_arcs(g, rank, by_caller, na, 0, order[i], opt, i + 1, out);
 		fprintf(out, "-----------------------------------------------\n");
 	}
 	free(order);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,27 @@ module_load_segments(struct profil_module *mod)
 }
 
 /*
+ * How many elements of the array base[0 .. n) (each size bytes, sorted by the uint64_t at byte
+ * offset off) have that key <= key: the index after the last one at or below key.
+ */
+static size_t
+count_at_or_below(const void *base, size_t n, size_t size, size_t off, uint64_t key)
+{
+	size_t lo = 0, hi = n, mid;
+	uint64_t v;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		memcpy(&v, (const char *)base + mid * size + off, sizeof(v));
+		if (v <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
  * How good a name is among aliases of one address, as perf chooses (util/symbol.c,
  * choose_best_symbol): sized over sizeless, strong over weak, global over local, fewer leading
  * underscores, then the longer name.  So malloc, not __libc_malloc, and both tools agree.
@@ -360,15 +382,9 @@ module_alias(const struct profil_module *mod, uint64_t addr)
 static const char *
 module_function(const struct profil_module *mod, uint64_t addr, uint64_t *start)
 {
-	size_t lo = 0, hi = mod->naliases, mid;
+	size_t lo = count_at_or_below(mod->aliases, mod->naliases, sizeof(*mod->aliases),
+	    offsetof(struct profil_alias, addr), addr);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (mod->aliases[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr - mod->aliases[lo - 1].addr >= mod->aliases[lo - 1].size)
 		return NULL;
 	*start = mod->aliases[lo - 1].addr;
@@ -651,15 +667,9 @@ cu_index(struct profil_module *mod, Dwarf_Die *cu)
 static Dwarf_Die *
 cu_function(struct profil_cu_index *ci, Dwarf_Addr pc)
 {
-	size_t lo = 0, hi = ci->n, mid;
+	size_t lo = count_at_or_below(ci->fns, ci->n, sizeof(*ci->fns),
+	    offsetof(struct profil_fn_range, low), pc);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (ci->fns[mid].low <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo > 0 && pc < ci->fns[lo - 1].high ? &ci->fns[lo - 1].die : NULL;
 }
 
@@ -759,15 +769,9 @@ module_inline_chain(struct profil_module *mod, Dwarf_Addr addr, struct profil_fr
 static const struct profil_sym_range *
 sym_range_find(const struct profil_module *mod, uint64_t vaddr, size_t *at)
 {
-	size_t lo = 0, hi = mod->nsyms, mid;
+	size_t lo = count_at_or_below(mod->syms, mod->nsyms, sizeof(*mod->syms),
+	    offsetof(struct profil_sym_range, start), vaddr);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (mod->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	*at = lo;
 	return lo > 0 && vaddr < mod->syms[lo - 1].end ? &mod->syms[lo - 1] : NULL;
 }

@@ -98,15 +98,9 @@ main(int argc, char **argv)
 	h.flags = PROFIL_HDR_STACKS;
 	h.progname = "mkprofile";
 	h.exe = "";
-	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		perror(argv[1]);
+	fd = profile_begin(&w, argv[1], &h);
+	if (fd < 0)
 		return 1;
-	}
-	profil_writer_init(&w, fd);
-	profil_writer_header(&w, &h);
-	for (i = 0; i < nmaps; i++)
-		profil_writer_mapping(&w, &maps[i]);
 	/*
 	 * With MKPROFILE_REUSE set, another library takes the closed plugin's addresses in epoch 2,
 	 * as a later dlopen may: the plugin's PCs sampled then are that library's.

@@ -120,7 +120,6 @@ main(int argc, char **argv)
 	uint32_t pid = (uint32_t)getpid();
 	char path[4096];
 	void *hp;
-	size_t i;
 	int fd;
 
 	if (argc != 3) {
@@ -156,15 +155,9 @@ main(int argc, char **argv)
 	h.flags = PROFIL_HDR_STACKS;
 	h.progname = "mkstacks";
 	h.exe = "";
-	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		perror(argv[1]);
+	fd = profile_begin(&w, argv[1], &h);
+	if (fd < 0)
 		return 1;
-	}
-	profil_writer_init(&w, fd);
-	profil_writer_header(&w, &h);
-	for (i = 0; i < nmaps; i++)
-		profil_writer_mapping(&w, &maps[i]);
 	profil_writer_thread(&w, 1, "main");
 	profil_writer_thread(&w, 2, "worker");
 	s[0] = IN(leaf_a), s[1] = IN(caller_top);

@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -140,6 +141,25 @@ path_of(const void *addr)
 		return "?";
 	s = strrchr(di.dli_fname, '/');
 	return s != NULL ? s + 1 : di.dli_fname;
+}
+
+/* Opens path for a profile, then writes the preamble, h and every mapping read.  Returns the
+ * descriptor, or -1 after a message. */
+static __attribute__((unused)) int
+profile_begin(struct profil_writer *w, const char *path, const struct profil_file_header *h)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t i;
+
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	profil_writer_init(w, fd);
+	profil_writer_header(w, h);
+	for (i = 0; i < nmaps; i++)
+		profil_writer_mapping(w, &maps[i]);
+	return fd;
 }
 
 #endif /* PROFIL_TEST_PROCMAPS_H */
