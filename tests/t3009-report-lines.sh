@@ -84,6 +84,26 @@ test_expect_success '--annotate with an unreadable source: the counted lines wit
 	grep -qx "$PWD/gone.c (not readable: lines with samples only)" ag.txt &&
 	grep -q "^       10 100.00  *[0-9][0-9]*$" ag.txt
 '
+# A GNU C nested function: its code lies outside its parent's, where a walk of the unit by
+# address does not look.
+cat > nest.c <<'EOF'
+#include <stdlib.h>
+int
+main(int argc, char **argv)
+{
+	volatile long x = 0;
+	__attribute__((noinline)) void burn(long n) { for (long i = 0; i < n; i++) x += i; }
+	for (int r = 0; r < 10; r++)
+		burn(argc > 1 ? atol(argv[1]) : 1);
+	return 0;
+}
+EOF
+test_expect_success '--lines: a nested function has its file:line' '
+	cc -O1 -g -o nest nest.c && "$P" record -o nestp -- ./nest 30000000 &&
+	"$P" report --lines --tsv nestp > n.tsv 2> /dev/null && cat n.tsv &&
+	awk -F "\t" "\$8 ~ /^burn/ { print \$6, \$7 }" n.tsv > got &&
+	test "$(head -n 1 got)" = "$PWD/nest.c $(grep -n "void burn" nest.c | cut -d: -f1)"
+'
 test_expect_success '--annotate of a function without samples exits 1 naming it' '
 	"$P" report --annotate no_such_function st.profil > out 2> err
 	test $? = 1 && grep -qx "profil: no samples in function: '\''no_such_function'\''" err

@@ -600,14 +600,19 @@ fn_range_add(struct profil_cu_index *ci, Dwarf_Addr low, Dwarf_Addr high, const 
 	return 0;
 }
 
-/* The subprograms with code under parent: the unit's, and those of namespaces and classes. */
+/*
+ * The subprograms with code under parent: the unit's, those of namespaces and classes, and
+ * those nested in other functions (GNU C nested functions, methods of local classes), whose
+ * code lies outside their parent's ranges, so that a walk by address (dwarf_getscopes) never
+ * finds them.
+ */
 static int
 cu_collect(struct profil_cu_index *ci, Dwarf_Die *parent)
 {
 	Dwarf_Addr base, low, high;
 	Dwarf_Die child;
 	ptrdiff_t off;
-	int tag, err;
+	int tag, err = 0;
 
 	if (dwarf_child(parent, &child) != 0)
 		return 0;
@@ -618,12 +623,13 @@ cu_collect(struct profil_cu_index *ci, Dwarf_Die *parent)
 			for (off = 0; (off = dwarf_ranges(&child, off, &base, &low, &high)) > 0;)
 				if (low < high && (err = fn_range_add(ci, low, high, &child)) != 0)
 					return err;
-		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-		    tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
-			err = cu_collect(ci, &child);
-			if (err != 0)
-				return err;
 		}
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		    tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
+			err = cu_collect(ci, &child);
+		if (err != 0)
+			return err;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }
