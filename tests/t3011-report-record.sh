@@ -62,6 +62,19 @@ for fm in lib_work25:libsplit.so:lib/split.c plugin_work15:libsplitplugin.so:lib
 	'
 done
 
+test_expect_success '--annotate main_work50: by line and by address, each adding up' '
+	"$PROFIL" report --annotate main_work50 --tsv g > a.tsv 2> /dev/null &&
+	n=$(report_samples flat.tsv main_work50) &&
+	test "$(awk -F "\t" "\$1 == \"line\" { s += \$4 } END { print s }" a.tsv)" = "$n" &&
+	test "$(awk -F "\t" "\$1 == \"address\" { s += \$4 } END { print s }" a.tsv)" = "$n" &&
+	awk -F "\t" "\$1 == \"address\" { print \$2 }" a.tsv | sort | uniq -d > dup &&
+	! test -s dup
+'
+test_expect_success '--annotate: the loop'\''s addresses on one line stay apart' '
+	lines=$(grep -c "^line" a.tsv) && addrs=$(grep -c "^address" a.tsv) &&
+	echo "$lines lines, $addrs addresses" && test "$addrs" -gt "$lines"
+'
+
 "$PROFIL" record -o th -- "$REC/threads" 1.0 > /dev/null
 "$PROFIL" report --threads --tsv th > th.tsv 2> /dev/null
 test_expect_success '--threads: each worker'\''s function under its thread'\''s name, in bound' '

@@ -64,7 +64,8 @@ add_leaf(void *arg, const struct profil_stack *st)
 		if (i == loc->nframes)
 			return 0;
 		ln->matched += count;
-		id = profil_tally_get(&ln->addrs, (uintptr_t)fr->module, loc->offset, 0);
+		/* Odd third key: a place without a line, never merged with another. */
+		id = profil_tally_get(&ln->addrs, (uintptr_t)fr->module, loc->offset, 1);
 		if (id < 0)
 			return (int)id;
 		ln->addrs.rows[id].count[0] += count;
