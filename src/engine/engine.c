@@ -26,6 +26,7 @@ static struct {
 	uint64_t cpu_ns;	/* CPU time of the last completed run */
 	uint64_t threads;
 	uint64_t thread_failures;
+	int generation;		/* bumped at every start and stop */
 	struct profil_thread slots[PROFIL_MAX_THREADS];
 } engine = { .lock = ATOMIC_FLAG_INIT };
 
@@ -157,6 +158,7 @@ profil_engine_start_locked(const struct profil_sink *sink, unsigned int hz,
 	profil_threads_foreach(arm_other_thread, &self);
 	engine.cpu_start = process_cpu_ns();
 	engine.running = 1;
+	engine.generation++;
 	return 0;
 }
 
@@ -174,6 +176,20 @@ profil_engine_stop_locked(void)
 		sched_yield();
 	engine.cpu_ns = process_cpu_ns() - engine.cpu_start;
 	engine.running = 0;
+	engine.generation++;
+}
+
+void
+profil_engine_signal_taken(int s, const struct sigaction *act)
+{
+	const struct profil_sink *sink = engine.sink;
+	int was_running = engine.running;
+
+	profil_engine_stop_locked();
+	profil_signal_take(s, act, PROFIL_SIGNAL_PROGRAM);
+	/* The program's signal stays the program's: start again on a free one. */
+	if (was_running)
+		profil_engine_start_locked(sink, engine.hz, engine.requested);
 }
 
 const struct profil_sink *
@@ -233,6 +249,11 @@ profil_engine_fork_child_locked(void)
 {
 	size_t i;
 
+	/*
+	 * Only the forking thread exists here; a handler another thread was running at the
+	 * moment of the copy never finishes in this process, and stop must not wait for it.
+	 */
+	atomic_store(&profil_ticks.running, 0);
 	for (i = 0; i < PROFIL_MAX_THREADS; i++)
 		profil_clock_forget(&engine.slots[i]);
 	if (!engine.running)
@@ -251,22 +272,23 @@ profil_engine_fork_child_locked(void)
 
 /*
  * Before execve: every clock off and every pending tick discarded, so the new image never
- * receives a signal it has no handler for.  Returns a token for profil_engine_exec_failed().
+ * receives a signal it has no handler for.  Returns a token for profil_engine_exec_failed():
+ * 0, or the generation that the stop made.
  */
 int
 profil_engine_exec_prepare(void)
 {
 	sigset_t saved;
-	int stopped = 0;
+	int token = 0;
 
 	profil_engine_lock(&saved);
 	/* In a vfork child the engine state is the parent's: leave it alone. */
 	if (engine.running && engine.pid == getpid()) {
 		profil_engine_stop_locked();
-		stopped = 1;
+		token = engine.generation ? engine.generation : -1;
 	}
 	profil_engine_unlock(&saved);
-	return stopped;
+	return token;
 }
 
 void
@@ -278,7 +300,11 @@ profil_engine_exec_failed(int token)
 	if (!token)
 		return;
 	profil_engine_lock(&saved);
-	if (!engine.running)
+	/*
+	 * Resume only what this exec stopped: if another thread started or stopped profiling
+	 * meanwhile (and perhaps freed the buffer), the generation has moved on.
+	 */
+	if (!engine.running && engine.generation == token)
 		profil_engine_start_locked(engine.sink, engine.hz, engine.requested);
 	profil_engine_unlock(&saved);
 	errno = saved_errno;

@@ -24,6 +24,7 @@ struct profil_thread {
 	pid_t tid;		/* 0: free slot */
 	int clock;		/* PROFIL_CLOCK_TIMER or PROFIL_CLOCK_PERF */
 	int id;			/* kernel timer id or fd */
+	uint64_t perf_id;	/* PERF_EVENT_IOC_ID: is the fd still our event? */
 };
 
 void profil_engine_lock(sigset_t *saved);
@@ -73,10 +74,23 @@ void profil_clock_disarm(struct profil_thread *t);
 void profil_clock_forget(struct profil_thread *t);
 int profil_clock_resolve(enum profil_clock clock, unsigned int hz);
 
-/* src/engine/signal.c */
+/* src/engine/signal.c: the signals taken from the program, behind a shadow disposition. */
+enum profil_signal_owner {
+	PROFIL_SIGNAL_PROGRAM = 0,	/* not ours */
+	PROFIL_SIGNAL_TICK,		/* the engine's tick */
+	PROFIL_SIGNAL_FATAL,		/* an exit path's flush */
+};
 int profil_signal_install(void);
 void profil_signal_restore(void);
 int profil_signal_current(void);
+int profil_signal_owner(int s);
+int profil_signal_take(int s, const struct sigaction *act, enum profil_signal_owner owner);
+void profil_signal_give_back(int s);
+/*
+ * The program installed a handler of its own on the tick signal (through the interposed
+ * sigaction): it gets the signal, and a running engine moves to another one.  Lock held.
+ */
+void profil_engine_signal_taken(int s, const struct sigaction *act);
 
 /* src/engine/threads.c: calls fn(tid, arg) for every thread of the process. */
 int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);
@@ -101,6 +115,8 @@ struct profil_real {
 	int (*execv)(const char *, char *const[]);
 	int (*fexecve)(int, char *const[], char *const[]);
 	int (*execveat)(int, const char *, char *const[], char *const[], int);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	sighandler_t (*signal)(int, sighandler_t);
 };
 extern struct profil_real profil_real;
 /* Fills profil_real; runs at load, and again on first use if another constructor was first. */

@@ -27,7 +27,6 @@ static pid_t owner;		/* the process the hooks belong to; a vfork child is not it
 
 static const int fatal_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS,
 	SIGFPE, SIGSEGV, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGSYS };
-static int caught[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
 
 void
 profil_exit_run(int why)
@@ -46,14 +45,11 @@ profil_exit_run(int why)
 static void
 fatal_handler(int signo, siginfo_t *si, void *uc)
 {
-	struct sigaction dfl;
-
 	(void)si;
 	(void)uc;
 	profil_exit_run(signo);
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigaction(signo, &dfl, NULL);
+	/* The program's disposition, which was SIG_DFL when we took the signal. */
+	profil_signal_give_back(signo);
 	/*
 	 * Send it again: it stays pending while this handler runs and ends the process with the
 	 * default action as soon as the handler returns (a fault would also recur on return).
@@ -61,7 +57,11 @@ fatal_handler(int signo, siginfo_t *si, void *uc)
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signo);
 }
 
-/* Catches the fatal signals the program leaves at SIG_DFL; the program's own handlers stay. */
+/*
+ * Catches the fatal signals the program leaves at SIG_DFL; the program's own handlers stay,
+ * and the program still sees SIG_DFL where it asks (signal.c).  No SA_ONSTACK: a program's
+ * alternate stack is sized for its own handler, and a flush on it could overflow it.
+ */
 static void
 fatal_install(void)
 {
@@ -70,15 +70,17 @@ fatal_install(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = fatal_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
 	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-		if (caught[i] || sigaction(fatal_signals[i], NULL, &cur) != 0)
+		int s = fatal_signals[i];
+
+		if (profil_signal_owner(s) != PROFIL_SIGNAL_PROGRAM ||
+		    profil_real.sigaction(s, NULL, &cur) != 0)
 			continue;
 		if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
 			continue;
-		if (sigaction(fatal_signals[i], &sa, NULL) == 0)
-			caught[i] = 1;
+		profil_signal_take(s, &sa, PROFIL_SIGNAL_FATAL);
 	}
 }
 
@@ -97,6 +99,8 @@ profil_exit_hook_add(void (*fn)(int why, void *arg), void *arg)
 	hooks[n].arg = arg;
 	atomic_store(&nhooks, n + 1);
 	owner = getpid();
+	if (profil_real.sigaction == NULL)
+		profil_real_resolve();
 	fatal_install();
 	return 0;
 }

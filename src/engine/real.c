@@ -21,6 +21,8 @@ profil_real_resolve(void)
 	RESOLVE(execv);
 	RESOLVE(fexecve);
 	RESOLVE(execveat);
+	RESOLVE(sigaction);
+	RESOLVE(signal);
 	/* Last: it marks the table complete. */
 	RESOLVE(execve);
 }
