@@ -98,6 +98,11 @@ perf_arm(struct profil_thread *t, pid_t tid, unsigned int hz, int signo)
 		close(fd);
 		return e;
 	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &t->perf_id) != 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
 	perf_fd_mark(fd, 1);
 	if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
 		e = -errno;
@@ -121,15 +126,29 @@ profil_clock_arm(struct profil_thread *t, pid_t tid, int clock, unsigned int hz,
 	return r;
 }
 
+/*
+ * A program may close every descriptor it did not open itself (close_range) and reuse the
+ * number: the fd is ours only if it still names the event we opened.
+ */
+static int
+perf_fd_still_ours(const struct profil_thread *t)
+{
+	uint64_t id;
+
+	return ioctl(t->id, PERF_EVENT_IOC_ID, &id) == 0 && id == t->perf_id;
+}
+
 void
 profil_clock_disarm(struct profil_thread *t)
 {
 	if (t->tid == 0)
 		return;
 	if (t->clock == PROFIL_CLOCK_PERF) {
-		ioctl(t->id, PERF_EVENT_IOC_DISABLE, 0);
 		perf_fd_mark(t->id, 0);
-		close(t->id);
+		if (perf_fd_still_ours(t)) {
+			ioctl(t->id, PERF_EVENT_IOC_DISABLE, 0);
+			close(t->id);
+		}
 	} else {
 		syscall(SYS_timer_delete, t->id);
 	}
@@ -145,7 +164,8 @@ profil_clock_forget(struct profil_thread *t)
 {
 	if (t->tid != 0 && t->clock == PROFIL_CLOCK_PERF) {
 		perf_fd_mark(t->id, 0);
-		close(t->id);
+		if (perf_fd_still_ours(t))
+			close(t->id);
 	}
 	t->tid = 0;
 }
