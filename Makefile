@@ -68,7 +68,7 @@ $(B)/signal-safe.ok: $(SAMPLE_OBJ) tools/check-signal-safe.sh tools/signal-safe.
 
 $(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libprofil.map -Wl,-z,defs \
-		-o $@ $(LIB_OBJ)
+		-Wl,-z,nodelete -o $@ $(LIB_OBJ)
 
 # The recorder's flush and ring drain run in fatal-signal handlers too: the same check, with
 # the raw system calls they make listed in tools/record-signal-safe.allow.
@@ -81,8 +81,8 @@ $(B)/record-signal-safe.ok: $(REC_SIGNAL_OBJ) tools/check-signal-safe.sh tools/s
 	@touch $@
 
 $(REC_SO): $(REC_OBJ) src/record/record.map $(B)/signal-safe.ok $(B)/record-signal-safe.ok
-	$(CC) -shared -Wl,--version-script=src/record/record.map -Wl,-z,defs -o $@ $(REC_OBJ) \
-		-lpthread -ldl
+	$(CC) -shared -Wl,--version-script=src/record/record.map -Wl,-z,defs -Wl,-z,nodelete \
+		-o $@ $(REC_OBJ) -lpthread -ldl
 
 $(B)/libprofil.so: $(B)/$(SOFILE)
 	ln -sf $(SOFILE) $(B)/$(SONAME)
