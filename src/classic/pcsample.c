@@ -19,20 +19,21 @@ pcsample(uintptr_t samples[], long nsamples)
 		errno = EINVAL;
 		return -1;
 	}
-	if (nsamples > 0) {
-		if ((size_t)nsamples > SIZE_MAX / sizeof(uintptr_t)) {
-			errno = EINVAL;
-			return -1;
-		}
-		r = profil_memory_writable(samples, (size_t)nsamples * sizeof(uintptr_t));
-		if (r < 0) {
-			errno = -r;
-			return -1;
-		}
+	if ((size_t)nsamples > SIZE_MAX / sizeof(uintptr_t)) {
+		errno = EINVAL;
+		return -1;
 	}
 	profil_engine_lock(&saved);
+	/* Stopped first: the probe below copies the array out and back, which a live tick would race. */
 	if (profil_engine_sink_locked() == &sink)
 		profil_engine_stop_locked();
+	r = profil_memory_writable(samples, (size_t)nsamples * sizeof(uintptr_t));
+	if (r < 0) {
+		/* The count of the previous invocation stays for the next successful call. */
+		profil_engine_unlock(&saved);
+		errno = -r;
+		return -1;
+	}
 	/*
 	 * "always returns 0 the first time it is called.  On subsequent calls, it returns the
 	 * number of samples that were stored during the previous invocation."

@@ -32,15 +32,20 @@ profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale)
 		profil_engine_unlock(&saved);
 		return 0;
 	}
+	profil_engine_lock(&saved);
+	/*
+	 * A new call replaces the previous buffer: stop before the handler can see a half-made
+	 * one, and before the probe below copies the buffer out and back (on a live buffer that
+	 * would undo the ticks counted meanwhile).
+	 */
+	profil_engine_stop_locked();
 	/* EFAULT: "The buffer samples contains an invalid address"; then nothing is armed. */
 	r = profil_memory_writable(buf, bufsiz);
 	if (r < 0) {
+		profil_engine_unlock(&saved);
 		errno = -r;
 		return -1;
 	}
-	profil_engine_lock(&saved);
-	/* A new call replaces the previous buffer: stop before the handler can see a half-made one. */
-	profil_engine_stop_locked();
 	bins.buf = buf;
 	bins.nbins = bufsiz / sizeof(unsigned short);
 	bins.offset = offset;
