@@ -8,7 +8,8 @@
 # exit_case MODE STATUS KIND CODE: records `exits MODE 0.3`, checks status, exit kind and code,
 # and that the samples cover the CPU time the program reported (one tick of slack per 10).
 exit_case() {
-	"$PROFIL" record -o "$1" -- "$REC/exits" "$1" 0.3 > "$1.out" 2> "$1.err"
+	# SIGKILL after 30 s: a process that cannot end fails the check instead of hanging it.
+	timeout -s KILL 30 "$PROFIL" record -o "$1" -- "$REC/exits" "$1" 0.3 > "$1.out" 2> "$1.err"
 	rc=$?
 	echo "status $rc"
 	test "$rc" -eq "$2" || return 1
@@ -30,6 +31,19 @@ test_expect_success 'SIGSEGV: flushed, then dies of SIGSEGV' 'exit_case segv 139
 test_expect_success 'SIGBUS: flushed, then dies of SIGBUS' 'exit_case bus 135 signal 7'
 test_expect_success 'SIGINT: flushed, then dies of SIGINT' 'exit_case int 130 signal 2'
 test_expect_success 'SIGTERM: flushed, then dies of SIGTERM' 'exit_case term 143 signal 15'
+
+# POSIX lets main end with pthread_exit(3); the process ends with its last thread, status 0.  The
+# recorder's own thread must not keep it alive (it blocks every signal: only SIGKILL would end
+# it), nor end it without exit(3)'s stdio flush and the final write of the profile.
+for clock in ring timer; do
+	test_expect_success "pthread_exit from main ($clock clock): ends, status 0, complete" '
+		rm -rf pthread_exit && export PROFIL_RECORD_CLOCK=$clock &&
+		exit_case pthread_exit 0 exit -1 &&
+		grep -x "worker done" pthread_exit.out &&
+		test "$(dump_field pthread_exit.dump clock)" = $clock
+	'
+done
+unset PROFIL_RECORD_CLOCK
 
 # The same through the signal clocks: the flush runs beside a live profiling signal.
 test_expect_success 'SIGSEGV with --clock perf: flushed, dies of SIGSEGV' '

@@ -19,6 +19,7 @@
  * disable the recorder with one line on stderr; the program runs on unharmed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -213,16 +214,59 @@ profil_record_maps_changed(void)
 	errno = saved_errno;
 }
 
+/*
+ * Whether the flusher is all that is left of the process: the main thread has ended
+ * (pthread_exit(3) from main, which POSIX allows) and so has every other thread.  The main
+ * thread stays a zombie in the count while the group lives, so /proc/self/stat then says state
+ * Z and two threads.  glibc's last thread would call exit(0); ours is never the program's, so
+ * glibc counts it and lets the program's last thread end quietly instead.
+ */
+static int
+flusher_alone(void)
+{
+	char buf[512], *p;
+	ssize_t n;
+	int fd, field;
+	long threads;
+
+	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* The name may hold spaces and parentheses: the fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (p == NULL || p[1] != ' ' || p[2] != 'Z')
+		return 0;
+	/* Field 3 is the state; num_threads is field 20. */
+	for (field = 3, p += 2; field < 20 && p != NULL; field++) {
+		p = strchr(p, ' ');
+		if (p != NULL)
+			p++;
+	}
+	if (p == NULL)
+		return 0;
+	threads = strtol(p, NULL, 10);
+	return threads == 2;
+}
+
 /* The periodic flush bounds what SIGKILL can take: at most one interval of samples. */
 static void *
 flusher_main(void *unused)
 {
-	unsigned int step = PROFIL_RECORD_DRAIN_MS;
+	unsigned int step = PROFIL_RECORD_DRAIN_MS, naps = 0;
 	uint64_t last = monotonic_ns();
 	sigset_t all;
 
 	(void)unused;
-	/* The program's signals are for the program's threads. */
+	/*
+	 * The program's signals are for the program's threads: a program that blocks SIGTERM
+	 * everywhere to sigwait(3) for it must not see it taken here, so even SIGTERM stays
+	 * blocked.  What keeps the process from outliving its main thread is flusher_alone().
+	 */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "profil-flush");
@@ -234,6 +278,13 @@ flusher_main(void *unused)
 
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
+		/*
+		 * Every tenth nap: the last of the program's threads gone, the process ends as
+		 * glibc would have ended it then, by exit(0) (atexit handlers, stdio, and our
+		 * destructor's final flush), not left running with a lone flusher.
+		 */
+		if (++naps % 10 == 0 && flusher_alone())
+			exit(0);
 		/* By the clock, not by counting naps: a loaded machine wakes us late. */
 		if (flush_ms != 0 && monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
 			last = monotonic_ns();

@@ -1,19 +1,35 @@
 /*
  * exits - burns the CPU in exit_work for SECONDS, prints its CPU time, then ends the way MODE
  * says: exit, _exit, return, abort, segv, bus, int, term, kill (SIGKILL to itself), exec
- * (replaces itself with ARGS...).  usage: exits MODE SECONDS [ARGS...]
+ * (replaces itself with ARGS...), pthread_exit (main ends with pthread_exit(3) while a thread
+ * it started sleeps 100 ms, prints "worker done" and returns).
+ * usage: exits MODE SECONDS [ARGS...]
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "burn.h"
 
 BURNER(exit_work)
+
+static void *
+last_worker(void *unused)
+{
+	struct timespec ts = { 0, 100000000L };
+
+	(void)unused;
+	nanosleep(&ts, NULL);
+	/* Buffered on a pipe: only exit(3), not a bare exit_group, prints it. */
+	printf("worker done\n");
+	return NULL;
+}
 
 int
 main(int argc, char **argv)
@@ -53,6 +69,13 @@ main(int argc, char **argv)
 		raise(SIGTERM);
 	if (strcmp(mode, "kill") == 0)
 		raise(SIGKILL);
+	if (strcmp(mode, "pthread_exit") == 0) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, last_worker, NULL) != 0)
+			return 1;
+		pthread_exit(NULL);
+	}
 	if (strcmp(mode, "exec") == 0 && argc > 3) {
 		execvp(argv[3], argv + 3);
 		return 126;
