@@ -45,6 +45,19 @@ for clock in ring timer; do
 done
 unset PROFIL_RECORD_CLOCK
 
+# The fatal-signal flush runs on the dying thread's own stack (no sigaltstack): its buffers are
+# static, so a thread on a 16 KiB stack still gets its flush and its death by SIGTERM.
+test_expect_success 'SIGTERM on a 16 KiB thread stack: flushed, then dies of SIGTERM' '
+	timeout -s KILL 30 "$PROFIL" record --clock ring -o small -- "$REC/smallstack" 16 0.3 \
+		> small.out 2> small.err
+	rc=$? && echo "status $rc" && test $rc -eq 143 &&
+	"$PROFIL" dump small/smallstack.*.profil > small.dump &&
+	test "$(dump_field small.dump exit)" = signal && test "$(dump_field small.dump code)" = 15 &&
+	cpu=$(sed -n "s/^cpu //p" small.out) && n=$(dump_total small.dump) &&
+	hz=$(dump_field small.dump achieved_hz) && echo "cpu $cpu s, $n samples at $hz Hz" &&
+	awk -v c="$cpu" -v n="$n" -v hz="$hz" "BEGIN { exit !(n >= 0.9 * c * hz - 2) }"
+'
+
 # The same through the signal clocks: the flush runs beside a live profiling signal.
 test_expect_success 'SIGSEGV with --clock perf: flushed, dies of SIGSEGV' '
 	rm -rf segv && export PROFIL_RECORD_CLOCK=perf && exit_case segv 139 signal 11 &&

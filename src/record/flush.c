@@ -278,7 +278,11 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 int
 profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct profil_stats *st)
 {
-	char tmp[sizeof(profil_rec.path) + 64];
+	/*
+	 * Static, like the writer: the fatal-signal flush runs on whatever stack the dying thread
+	 * has left, and the recorder lock makes this the only user.
+	 */
+	static char tmp[sizeof(profil_rec.path) + 64];
 	size_t len = 0;
 	int fd, r;
 

@@ -54,7 +54,7 @@ read_build_id(const char *path, uint8_t *id)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
-	uint8_t note[1024];
+	static uint8_t note[1024];	/* off the stack of a fatal signal's flush; lock held */
 	uint32_t got = 0;
 	int fd, i;
 

@@ -147,7 +147,8 @@ copy_out(const struct ring *r, uint64_t from, void *dst, size_t n)
 static void
 take_sample(const uint64_t *rec, size_t words, int stacks)
 {
-	uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
+	/* 8 KiB: static, not on the stack of a fatal signal's flush; the lock is held. */
+	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
 	uint64_t ip, nr, i;
 	size_t depth = 0;
 	uint32_t tid;
@@ -180,7 +181,7 @@ take_sample(const uint64_t *rec, size_t words, int stacks)
 static void
 drain(struct ring *r)
 {
-	uint64_t rec[RECORD_MAX / 8];
+	static uint64_t rec[RECORD_MAX / 8];	/* as pcs in take_sample() */
 	uint64_t head, tail;
 	int stacks = profil_rec.depth > 1;
 
