@@ -47,6 +47,34 @@ test_expect_success 'a file owned by someone else is not clobbered' '
 	test "$(cat gmon.gmon-work.*.out)" = keep && test -s err
 '
 
+# The file is the buffer, mapped shared: a page the filesystem cannot supply would be SIGBUS at
+# the first store into it, in mcount or the tick handler.  Every block is allocated when the
+# file is made or grown; where there is no room the program runs on, with one line on stderr.
+full=$TRASH/full
+mkdir "$full"
+if mount -t tmpfs -o size=1m tmpfs "$full"; then
+	trap 'umount "$full"; rm -rf "$TRASH"' EXIT
+	dd if=/dev/zero of="$full/filler" bs=4096 2>/dev/null
+	test_expect_success 'a full filesystem: no file, one line on stderr, the program runs on' '
+		PROFDIR=$full "$PG/gmon-work" quick > out 2> err; rc=$?; echo "status $rc" &&
+		cat err && test $rc -eq 0 && test "$(wc -l < err)" = 1 &&
+		grep -q "^profil: gmon: No space left on device: .gmon.gmon-work.[0-9]*.out.$" err &&
+		test -z "$(gmon_file "$full")"
+	'
+	# Room for the histogram (text / 2 bytes), none for a thread's arc table (43 KiB).
+	truncate -s -20k "$full/filler"
+	test_expect_success 'room for the histogram only: a profile without arcs, one line' '
+		PROFDIR=$full "$PG/gmon-work" quick > out 2> err; rc=$?; echo "status $rc" &&
+		cat err && test $rc -eq 0 && test "$(wc -l < err)" = 1 &&
+		grep -q "^profil: gmon: no room for a thread.s arcs" err &&
+		f=$(gmon_file "$full") && test -n "$f" && gprof -b -p "$PG/gmon-work" "$f" &&
+		test -z "$(gmon_calls "$PG/gmon-work" "$f" counted)"
+	'
+	rm -f "$full"/gmon.*.out
+else
+	echo "not ok - a full filesystem: cannot mount a tmpfs here (skipped)"
+fi
+
 # OpenBSD gmon.c ignores PROFDIR when issetugid(); here AT_SECURE says the same.
 # nobody must reach the program and the library it loads: both go into the test directory
 # (the build tree may be private, and a set-user-ID program ignores LD_LIBRARY_PATH).

@@ -15,6 +15,27 @@
 
 static atomic_size_t file_len;	/* bytes the file has now: it only grows until exit */
 
+/*
+ * Gives [0, end) of the file its disk blocks now.  The file is the buffer, mapped shared: a
+ * first store into a hole that the filesystem cannot fill raises SIGBUS in mcount or the tick
+ * handler, so no page may stay a hole.  Mode 0 also extends the file and never shrinks it.
+ * A filesystem without fallocate(2) gets a sparse file as before: its last byte written, which
+ * never shrinks it either.  Returns 0 or -errno.
+ */
+static int
+file_reserve(int fd, size_t end)
+{
+	char zero = 0;
+
+	if (end == 0 || fallocate(fd, 0, 0, (off_t)end) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	if (pwrite(fd, &zero, 1, (off_t)end - 1) != 1)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
 static size_t
 append(char *out, size_t at, size_t len, const char *s)
 {
@@ -65,8 +86,9 @@ profil_gmon_warn(const char *what, const char *subject)
 
 /*
  * Opens (creating if need be) name in dirfd for the profile and sizes it to len bytes of
- * zeros.  Returns the descriptor or -errno: -ELOOP for a symbolic link (O_NOFOLLOW), -EPERM
- * for a file of another owner or not a regular file, which are left as they are.
+ * zeros, every block allocated.  Returns the descriptor or -errno: -ELOOP for a symbolic link
+ * (O_NOFOLLOW), -EPERM for a file of another owner or not a regular file, which are left as
+ * they are; -ENOSPC when the filesystem has no room for it.
  */
 int
 profil_gmon_file_create(int dirfd, const char *name, size_t len)
@@ -85,8 +107,14 @@ profil_gmon_file_create(int dirfd, const char *name, size_t len)
 		e = -EPERM;
 		goto fail;
 	}
-	if (ftruncate(fd, 0) != 0 || fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)len) != 0) {
+	if (ftruncate(fd, 0) != 0 || fchmod(fd, 0600) != 0) {
 		e = -errno;
+		goto fail;
+	}
+	e = file_reserve(fd, len);
+	if (e < 0) {
+		/* Ours and truncated already: no empty file is left to look like a profile. */
+		unlinkat(dirfd, name, 0);
 		goto fail;
 	}
 	return fd;
@@ -111,19 +139,21 @@ profil_gmon_file_map(int fd, size_t filelen, size_t maplen, void *at, unsigned c
 }
 
 /*
- * Makes the file at least end bytes long.  Writing its last byte never shrinks it, so threads
- * that grow it at the same time cannot cut each other's tables (ftruncate could).
+ * Makes the file at least end bytes long, all of it allocated (file_reserve()).  fallocate
+ * never shrinks, so threads that grow it at the same time cannot cut each other's tables
+ * (ftruncate could).  Returns 0 or -errno (-ENOSPC: the caller goes without the new table).
  */
 int
 profil_gmon_file_grow(size_t end)
 {
 	size_t cur = atomic_load(&file_len);
-	char zero = 0;
+	int r;
 
 	if (end <= cur)
 		return 0;
-	if (pwrite(profil_gmon_rt.fd, &zero, 1, (off_t)end - 1) != 1)
-		return errno ? -errno : -EIO;
+	r = file_reserve(profil_gmon_rt.fd, end);
+	if (r < 0)
+		return r;
 	while (cur < end && !atomic_compare_exchange_weak(&file_len, &cur, end))
 		;
 	return 0;

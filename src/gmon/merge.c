@@ -129,6 +129,10 @@ profil_gmon_finish(void)
 	n = atomic_load(&g->ntables);
 	if (n > PROFIL_GMON_TABLES)
 		n = PROFIL_GMON_TABLES;
+	/* A table the file could not grow to cover lies past its end: reading it is SIGBUS. */
+	end = profil_gmon_file_length();
+	if (end < g->arcs_off + n * g->nslots * sizeof(*arcs))
+		n = (end - g->arcs_off) / (g->nslots * sizeof(*arcs));
 	arcs = (struct profil_gmon_arc *)(g->buf + g->arcs_off);
 	merged = profil_gmon_merge(arcs, n * g->nslots);
 	if (merged < 0)
