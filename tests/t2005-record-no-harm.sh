@@ -39,6 +39,19 @@ test_expect_success 'a program without SIGPROF is not flagged, and nothing is sa
 	test $(( $(dump_field e.dump flags) & 2 )) -eq 0
 '
 
+# profil(1): "The timer clock needs only rt_sigreturn of a seccomp filter, the ring clock
+# nothing".  The tick takes the thread id noted when the thread started, no gettid(2) of its own.
+for clock in timer ring; do
+	test_expect_success "seccomp strict mode ($clock clock): the worker survives its ticks" '
+		timeout -s KILL 30 "$PROFIL" record --clock $clock -o sc$clock -- \
+			"$REC/seccomp" 2000 > sc.out 2> sc.err
+		rc=$? && echo "status $rc" && cat sc.out sc.err &&
+		test $rc -eq 0 && grep -x survived sc.out &&
+		"$PROFIL" dump sc$clock/seccomp.*.profil > sc.dump &&
+		test "$(dump_field sc.dump clock)" = $clock && test "$(dump_total sc.dump)" -ge 20
+	'
+done
+
 # Task-clock perf events do not count kernel time, CPU timers do: try both clocks.
 for clock in perf timer ring; do
 	test_expect_success "a 512 MiB process forks ($clock clock): no restart livelock" '

@@ -313,6 +313,7 @@ flusher_start(void)
 	pthread_attr_destroy(&attr);
 }
 
+/* What the tick needs of the thread it interrupts, noted as the thread starts. */
 static void
 note_stack_bounds(void)
 {
@@ -320,6 +321,7 @@ note_stack_bounds(void)
 	void *addr;
 	size_t size;
 
+	profil_sample_tid = (uint32_t)self_tid();
 	if (pthread_getattr_np(pthread_self(), &attr) != 0)
 		return;
 	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
@@ -414,6 +416,8 @@ atfork_child(void)
 	int i;
 
 	profil_record_lock_reset();
+	/* The forking thread lives on under a new id; its ticks must not carry the parent's. */
+	profil_sample_tid = (uint32_t)self_tid();
 	if (profil_rec.enabled) {
 		profil_rec.pid = getpid();
 		profil_rec.start_ns = profil_record_now_ns();

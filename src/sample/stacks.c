@@ -36,16 +36,23 @@ same_key(const struct profil_stack_table *t, const struct profil_stack_entry *e,
 	return 1;
 }
 
+__thread uint32_t profil_sample_tid __attribute__((tls_model("initial-exec")));
+
 static uint32_t
 current_tid(void)
 {
 #if defined(__x86_64__)
 	long tid;
 
+	if (profil_sample_tid != 0)
+		return profil_sample_tid;
+
 	/* gettid(2) inline: it cannot fail, and libc's wrapper is one more symbol to trust. */
 	__asm__ volatile("syscall" : "=a"(tid) : "0"((long)SYS_gettid) : "rcx", "r11", "memory");
 	return (uint32_t)tid;
 #else
+	if (profil_sample_tid != 0)
+		return profil_sample_tid;
 	return (uint32_t)syscall(SYS_gettid);
 #endif
 }

@@ -54,6 +54,13 @@ void profil_stacks_tick(const struct profil_tick *tick, void *arg);
 void profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
     uint64_t weight);
 
+/*
+ * The calling thread's id, set by the control side when the thread starts (and in a fork
+ * child): the tick then makes no system call of its own, so a thread in seccomp strict mode, or
+ * under a filter without gettid(2), is not killed by its next tick.  0: not set, ask the kernel.
+ */
+extern __thread uint32_t profil_sample_tid __attribute__((tls_model("initial-exec")));
+
 /* Stack bounds of the calling thread, set by the control side when the thread starts. */
 struct profil_stack_bounds {
 	uintptr_t lo;
