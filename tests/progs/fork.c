@@ -29,16 +29,6 @@ count(uintptr_t lo, uintptr_t hi, uintptr_t off)
 	return n;
 }
 
-static size_t
-in_range(const uintptr_t *s, size_t n, uintptr_t lo, uintptr_t hi)
-{
-	size_t k = 0;
-
-	while (n-- > 0)
-		k += s[n] >= lo && s[n] < hi;
-	return k;
-}
-
 int
 main(int argc, char **argv)
 {

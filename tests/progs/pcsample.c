@@ -19,16 +19,6 @@ HOT(hot_b)
 
 static uintptr_t arr[8192];
 
-static size_t
-in_range(const uintptr_t *s, size_t n, uintptr_t lo, uintptr_t hi)
-{
-	size_t k = 0;
-
-	while (n-- > 0)
-		k += s[n] >= lo && s[n] < hi;
-	return k;
-}
-
 static volatile long from_handler = -2;
 static volatile int handler_calls;
 

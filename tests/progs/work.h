@@ -36,6 +36,17 @@ thread_cpu(void)
 		} while (thread_cpu() < end);                                            \
 	}
 
+/* How many of the n pcs in s lie in [lo, hi). */
+__attribute__((unused)) static size_t
+in_range(const uintptr_t *s, size_t n, uintptr_t lo, uintptr_t hi)
+{
+	size_t k = 0;
+
+	while (n-- > 0)
+		k += s[n] >= lo && s[n] < hi;
+	return k;
+}
+
 #define HOT_START(name) ((uintptr_t)__start_hot_##name)
 #define HOT_END(name) ((uintptr_t)__stop_hot_##name)
 
