@@ -12,7 +12,8 @@
  *   PROFIL_RECORD_EXEC     0: images started by exec from a recorded process are not recorded
  *   PROFIL_RECORD_ENTRIES  distinct stacks per in-memory table (default 65536); a table half
  *                          full is spilled to an unnamed file in the output directory
- *   PROFIL_RECORD_FLUSH_MS periodic flush interval in ms (default 1000; 0 disables)
+ *   PROFIL_RECORD_FLUSH_MS periodic flush interval in ms (default 1000; 0 disables, and with
+ *                          a signal clock runs no recorder thread at all)
  *
  * A fork child records into its own file; exec writes the file (exit kind "exec") and the new
  * image, preloaded through the inherited environment, starts a file of its own.  Failures
@@ -296,13 +297,19 @@ flusher_main(void *unused)
 	return NULL;
 }
 
+/*
+ * A thread of ours makes the calls that need a single-threaded process fail (unshare(2) of a
+ * user namespace, EINVAL), also in a fork child.  So with the periodic flush off and a signal
+ * clock, which needs no draining, there is none: tables are then not spilled (a full one drops
+ * ticks and counts them), and the file is written only at exit, exec and fatal signals.
+ */
 static void
 flusher_start(void)
 {
 	pthread_attr_t attr;
 	pthread_t t;
 
-	if (profil_real.pthread_create == NULL)
+	if (profil_real.pthread_create == NULL || (flush_ms == 0 && !ring_mode))
 		return;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
