@@ -73,6 +73,17 @@ else
 	echo "ok - unshare -U with no recorder thread # SKIP no user namespaces here"
 fi
 
+# profil(3): PROFIL_SIGNAL names the tick signal; the recorder starts before any constructor of
+# the engine could read it, so it must be read when the signal is installed.  The kernel's own
+# SigCgt mask says which real-time signal has the handler while the program runs.
+test_expect_success 'PROFIL_SIGNAL=40 with --clock timer: the ticks come on signal 40' '
+	"$PROFIL" record --clock timer -o dflt -- "$REC/sigcgt" 0.1 > dflt.out && cat dflt.out &&
+	! grep -qx "caught 40" dflt.out &&
+	PROFIL_SIGNAL=40 "$PROFIL" record --clock timer -o s40 -- "$REC/sigcgt" 0.1 > s40.out &&
+	cat s40.out && grep -qx "caught 40" s40.out &&
+	"$PROFIL" dump s40/sigcgt.*.profil > s40.dump && test "$(dump_total s40.dump)" -gt 0
+'
+
 # Task-clock perf events do not count kernel time, CPU timers do: try both clocks.
 for clock in perf timer ring; do
 	test_expect_success "a 512 MiB process forks ($clock clock): no restart livelock" '
