@@ -47,6 +47,15 @@ test_expect_success 'a file owned by someone else is not clobbered' '
 	test "$(cat gmon.gmon-work.*.out)" = keep && test -s err
 '
 
+# OpenBSD gmon.c refuses a profile file with more than one link: a set-user-ID program would
+# otherwise truncate, through a hard link at the name, a file of its owner elsewhere.
+test_expect_success 'a hard link at the name: the file behind it is not clobbered' '
+	mkdir h && cd h && echo keep > ../precious &&
+	sh -c "ln ../precious gmon.gmon-work.\$\$.out; exec \"$PG/gmon-work\" quick" 2>err &&
+	test "$(cat ../precious)" = keep && test "$(wc -l < err)" = 1 &&
+	grep -q "^profil: gmon: .*gmon.gmon-work.[0-9]*.out" err
+'
+
 # The file is the buffer, mapped shared: a page the filesystem cannot supply would be SIGBUS at
 # the first store into it, in mcount or the tick handler.  Every block is allocated when the
 # file is made or grown; where there is no room the program runs on, with one line on stderr.

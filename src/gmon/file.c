@@ -87,8 +87,8 @@ profil_gmon_warn(const char *what, const char *subject)
 /*
  * Opens (creating if need be) name in dirfd for the profile and sizes it to len bytes of
  * zeros, every block allocated.  Returns the descriptor or -errno: -ELOOP for a symbolic link
- * (O_NOFOLLOW), -EPERM for a file of another owner or not a regular file, which are left as
- * they are; -ENOSPC when the filesystem has no room for it.
+ * (O_NOFOLLOW), -EPERM for a file of another owner, not a regular file or with another name
+ * too, which are left as they are; -ENOSPC when the filesystem has no room for it.
  */
 int
 profil_gmon_file_create(int dirfd, const char *name, size_t len)
@@ -103,7 +103,12 @@ profil_gmon_file_create(int dirfd, const char *name, size_t len)
 		e = -errno;
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+	/*
+	 * A hard link at the name (protected_hardlinks=0) could make a set-user-ID program
+	 * truncate a file of its owner elsewhere, such as /etc/shadow; OpenBSD's gmon.c refuses
+	 * a file with more than one link too.
+	 */
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
 		e = -EPERM;
 		goto fail;
 	}
