@@ -44,6 +44,7 @@ static uint64_t cpu_start_ns;		/* process CPU time at start, for the ring's rate
 
 static atomic_int flusher_running;
 static sigset_t atfork_saved;
+static int atfork_taken;		/* the fork took the lock (not already held here) */
 
 static int
 self_tid(void)
@@ -155,7 +156,6 @@ flush_now(uint32_t kind, int32_t code)
 {
 	struct profil_stats st;
 	sigset_t saved;
-	int taken;
 
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
@@ -172,46 +172,44 @@ flush_now(uint32_t kind, int32_t code)
 		profil_engine_stats_locked(&st);
 		profil_engine_unlock(&saved);
 	}
-	taken = profil_record_lock();
+	/*
+	 * A fatal signal on the thread that holds the lock: the tables are half updated, so this
+	 * flush is skipped and the file stays as the last periodic flush wrote it.
+	 */
+	if (!profil_record_lock())
+		return;
 	if (ring_mode) {
 		profil_ring_drain_all();
 		ring_stats(&st);
 	}
 	profil_record_flush_locked(kind, code, &st);
-	if (taken)
-		profil_record_unlock();
+	profil_record_unlock();
 }
 
 /* Every few milliseconds: the rings emptied, and a half-full table spilled. */
 static void
 drain_now(void)
 {
-	int taken;
-
-	if (!profil_rec.enabled || profil_rec.pid != getpid())
+	if (!profil_rec.enabled || profil_rec.pid != getpid() || !profil_record_lock())
 		return;
-	taken = profil_record_lock();
 	if (ring_mode)
 		profil_ring_drain_all();
 	profil_record_spill_check_locked();
-	if (taken)
-		profil_record_unlock();
+	profil_record_unlock();
 }
 
 /* dlopen/dlclose (src/record/dl.c): drained first, samples taken so far keep their epoch. */
 void
 profil_record_maps_changed(void)
 {
-	int taken, saved_errno = errno;
+	int saved_errno = errno;
 
-	if (!profil_rec.enabled || profil_rec.pid != getpid())
+	if (!profil_rec.enabled || profil_rec.pid != getpid() || !profil_record_lock())
 		return;
-	taken = profil_record_lock();
 	if (ring_mode)
 		profil_ring_drain_all();
 	profil_record_maps_snapshot();
-	if (taken)
-		profil_record_unlock();
+	profil_record_unlock();
 	errno = saved_errno;
 }
 
@@ -348,34 +346,30 @@ open_ring(pid_t tid)
 static void
 on_thread_start(void *unused)
 {
-	int taken;
-
 	(void)unused;
 	note_stack_bounds();
-	if (!ring_mode || !profil_rec.enabled || profil_rec.pid != getpid())
+	if (!ring_mode || !profil_rec.enabled || profil_rec.pid != getpid() ||
+	    !profil_record_lock())
 		return;
-	taken = profil_record_lock();
 	open_ring(self_tid());
-	if (taken)
-		profil_record_unlock();
+	profil_record_unlock();
 }
 
 static void
 on_thread_exit(void *unused)
 {
 	char name[17] = "";
-	int taken;
 
 	(void)unused;
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
 	prctl(PR_GET_NAME, name);
-	taken = profil_record_lock();
+	if (!profil_record_lock())
+		return;
 	if (ring_mode)
 		profil_ring_close(self_tid());
 	profil_record_thread_note((uint32_t)self_tid(), name);
-	if (taken)
-		profil_record_unlock();
+	profil_record_unlock();
 }
 
 static void
@@ -406,13 +400,14 @@ atfork_prepare(void)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &atfork_saved);
-	profil_record_lock();
+	atfork_taken = profil_record_lock();
 }
 
 static void
 atfork_parent(void)
 {
-	profil_record_unlock();
+	if (atfork_taken)
+		profil_record_unlock();
 	pthread_sigmask(SIG_SETMASK, &atfork_saved, NULL);
 }
 

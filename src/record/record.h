@@ -63,8 +63,12 @@ struct profil_record {
 
 extern struct profil_record profil_rec;
 
-/* The recorder lock: a spinlock that knows its owner, so a fatal signal on the owning thread
- * skips instead of deadlocking.  Returns 1 if taken, 0 if this thread already holds it. */
+/*
+ * The recorder lock: a spinlock that knows its owner, so a fatal signal on the owning thread
+ * skips instead of deadlocking.  Returns 1 if taken, 0 if this thread already holds it: then
+ * the caller interrupted itself in the middle of an update and must do nothing (a fatal
+ * signal's flush is skipped; the file keeps the last periodic flush).
+ */
 int profil_record_lock(void);
 void profil_record_unlock(void);
 void profil_record_lock_reset(void);

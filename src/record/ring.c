@@ -237,11 +237,13 @@ release(struct ring *r, int do_drain)
 			ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
 		drain(r);
 	}
+	/* Unpublished before it is unmapped: no drain may ever read a ring that is gone. */
+	r->tid = 0;
+	atomic_signal_fence(memory_order_seq_cst);
 	/* The mapping keeps the event alive even without the descriptor. */
 	munmap(r->meta, r->map_len);
 	if (ours)
 		close(r->fd);
-	r->tid = 0;
 }
 
 /* A thread ends: what its ring holds goes to the table, then the event is closed. */
