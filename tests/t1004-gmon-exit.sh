@@ -46,6 +46,17 @@ test_expect_success 'seccomp strict mode, then a forbidden call: killed (137), t
 	    awk "\$NF == \"spin_b\" && \$3 > 0 { ok = 1 } END { exit !ok }"
 '
 
+# The exit's merge is crash-safe: whatever system call of it the process dies at (a seccomp
+# filter kills it there, as SIGKILL or exit_group from another thread could), the name holds a
+# whole profile that counts each call once (moncontrol(3)).  Merged in place and cut short, the
+# originals behind the merged arcs counted twice.
+for call in ftruncate rename openat write mmap munmap; do
+	run killat-$call killat-$call > /dev/null
+	test_expect_success "killed at $call during the exit merge: each call counted once" '
+		cat killat-$call.out; whole killat-$call
+	'
+done
+
 # "A forked child keeps profiling and writes its own file".
 rc=$(run fork fork)
 child=$(sed -n 's/^child //p' fork.out)

@@ -17,8 +17,8 @@
  *	                  gmon arc records (tag 1, from_pc, self_pc, count); empty slots are zero
  *	                  arcs, and gprof sums the same arc found in several tables
  *
- * At exit the tables are merged into one and the file is cut to its end, as OpenBSD's gmon.c
- * merges its per-thread tables.
+ * At exit the tables are merged into one, as OpenBSD's gmon.c merges its per-thread tables, in a
+ * new file renamed over the name: whatever ends the merge, the name holds a whole profile.
  */
 #ifndef PROFIL_GMON_H
 #define PROFIL_GMON_H

@@ -1,13 +1,16 @@
 /*
- * The end of a profile: the threads' tables are merged into one table of arcs and the file is
- * cut where it ends, as OpenBSD's _mcleanup merges its per-thread tables.  This runs at exit,
+ * The end of a profile: the threads' tables are merged into one table of arcs, written with the
+ * histogram to a new file that replaces the profile by rename(2), as OpenBSD's _mcleanup merges
+ * its per-thread tables.  This runs at exit,
  * at _exit and from a fatal signal's handler, so only async-signal-safe system calls; and if
  * some thread cannot be proven out of mcount, nothing is moved at all: the file is already a
  * complete profile (gprof sums an arc that several tables hold), only longer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <sched.h>
+#include <stdio.h>		/* renameat(2), a system call; no stdio is used */
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -114,12 +117,69 @@ profil_gmon_merge(struct profil_gmon_arc *arcs, size_t nslots)
 	return (long)w;
 }
 
+/* Writes all of p, or returns -errno. */
+static int
+write_all(int fd, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	while (len > 0) {
+		ssize_t w = write(fd, b, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		b += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * The merged profile goes to a new file, <name>.tmp, renamed over the name once complete: the
+ * name holds either the whole unmerged profile or the merged one, whatever ends the process
+ * meanwhile (SIGKILL, exit_group from another thread, a second fatal signal).  Merging in
+ * place could be cut between the merged copies and the end of the file, and gprof would then
+ * add the originals behind them a second time.  Returns 0 or -errno; on failure the file at
+ * the name is left as it was.
+ */
+static int
+publish(struct profil_gmon *g, const struct profil_gmon_arc *arcs, size_t narcs)
+{
+	char tmp[sizeof(g->name) + 8];
+	size_t at = 0;
+	const char *s;
+	int fd, r;
+
+	for (s = g->name; *s != '\0' && at < sizeof(g->name); s++)
+		tmp[at++] = *s;
+	for (s = ".tmp"; *s != '\0'; s++)
+		tmp[at++] = *s;
+	tmp[at] = '\0';
+	/* A leftover of an earlier process of this pid, killed while it merged. */
+	unlinkat(g->dirfd, tmp, 0);
+	fd = openat(g->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, g->buf, g->arcs_off);
+	if (r == 0)
+		r = write_all(fd, arcs, narcs * sizeof(*arcs));
+	if (close(fd) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(g->dirfd, tmp, g->dirfd, g->name) != 0)
+		r = -errno;
+	if (r < 0)
+		unlinkat(g->dirfd, tmp, 0);
+	return r;
+}
+
 void
 profil_gmon_finish(void)
 {
 	struct profil_gmon *g = &profil_gmon_rt;
-	struct profil_gmon_arc *arcs;
-	size_t n, end;
+	struct profil_gmon_arc *arcs, *copy;
+	size_t i, n, end, used = 0, k = 0, len;
 	long merged;
 
 	if (!atomic_load(&g->setup) || atomic_exchange(&g->finished, 1))
@@ -134,18 +194,19 @@ profil_gmon_finish(void)
 	if (end < g->arcs_off + n * g->nslots * sizeof(*arcs))
 		n = (end - g->arcs_off) / (g->nslots * sizeof(*arcs));
 	arcs = (struct profil_gmon_arc *)(g->buf + g->arcs_off);
-	merged = profil_gmon_merge(arcs, n * g->nslots);
-	if (merged < 0)
+	/* The file's tables are only read: the arcs in use are merged in a copy. */
+	for (i = 0; i < n * g->nslots; i++)
+		if (arcs[i].self_pc != 0)
+			used++;
+	len = (used > 0 ? used : 1) * sizeof(*copy);
+	copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED)
 		return;
-	end = g->arcs_off + (size_t)merged * sizeof(*arcs);
-	if (ftruncate(g->fd, (off_t)end) == 0) {
-		profil_gmon_file_set_length(end);
-		return;
-	}
-	/* The merged copies are in place: the originals behind them must not count twice. */
-	for (; (size_t)merged < n * g->nslots; merged++) {
-		arcs[merged].from_pc = 0;
-		arcs[merged].self_pc = 0;
-		arcs[merged].count = 0;
-	}
+	for (i = 0; i < n * g->nslots && k < used; i++)
+		if (arcs[i].self_pc != 0)
+			copy[k++] = arcs[i];
+	merged = profil_gmon_merge(copy, k);
+	if (merged >= 0 && publish(g, copy, (size_t)merged) == 0)
+		profil_gmon_file_set_length(g->arcs_off + (size_t)merged * sizeof(*copy));
+	munmap(copy, len);
 }

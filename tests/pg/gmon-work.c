@@ -11,7 +11,10 @@
  *	gmon-work END          counted() 1000 times and spin_a for 100 ms, then END: exit, _exit,
  *	                       segv, abort, kill (SIGKILL), seccomp (strict mode, 400 calls of
  *	                       spin_b, then a forbidden system call), chdir (chdir("/") first),
- *	                       exec (execs /bin/true), fork (the child calls child_only() 7 times,
+ *	                       exec (execs /bin/true), killat-CALL (then returns from main under a
+ *	                       seccomp filter that kills the process at its first CALL: ftruncate,
+ *	                       rename, openat, write, mmap or munmap, all calls the exit's merge
+ *	                       may make), fork (the child calls child_only() 7 times,
  *	                       the parent parent_only() 5 times), forkexec (the child fails to
  *	                       exec a missing file, then execs /bin/true)
  *	gmon-work quick        counted() 1000 times
@@ -25,7 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -278,6 +284,48 @@ arcs(void)
 	CALL16 CALL16 CALL16 CALL16
 }
 
+/* A seccomp filter that kills the whole process at the first call of the system call named. */
+static int
+kill_at(const char *call)
+{
+	static const struct {
+		const char *name;
+		int nr[3];
+	} calls[] = {
+		{ "ftruncate", { SYS_ftruncate, -1, -1 } },
+		{ "rename", { SYS_rename, SYS_renameat, SYS_renameat2 } },
+		{ "openat", { SYS_open, SYS_openat, -1 } },
+		{ "write", { SYS_write, SYS_pwrite64, -1 } },
+		{ "mmap", { SYS_mmap, -1, -1 } },
+		{ "munmap", { SYS_munmap, -1, -1 } },
+	};
+	struct sock_filter f[16];
+	struct sock_fprog prog;
+	size_t i, n = 0, k;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (strcmp(call, calls[i].name) == 0)
+			break;
+	if (i == sizeof(calls) / sizeof(calls[0]))
+		return 1;
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
+	for (k = 0; k < 3; k++)
+		if (calls[i].nr[k] >= 0)
+			f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			    (unsigned int)calls[i].nr[k], 0, 1),
+			f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			    SECCOMP_RET_KILL_PROCESS);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	prog.len = (unsigned short)n;
+	prog.filter = f;
+	fflush(stdout);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		return 1;
+	return 0;
+}
+
 static int
 ending(const char *how)
 {
@@ -306,6 +354,8 @@ ending(const char *how)
 			spin_b(200000);
 		syscall(SYS_getpid);	/* not allowed: the kernel kills the process */
 	}
+	if (strncmp(how, "killat-", 7) == 0)
+		return kill_at(how + 7);
 	if (strcmp(how, "exec") == 0) {
 		execl("/bin/true", "true", (char *)NULL);
 		return 1;
