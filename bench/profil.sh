@@ -147,3 +147,13 @@ done
 echo
 echo "Baseline medians (none): st $(median st none 3) CPU-s, mt $(median mt none 3) CPU-s /" \
     "$(median mt none 4) wall-s."
+# The noise floor: ratios closer to 1 than the baseline's own spread are not an overhead.
+for variant in st mt; do
+	per_run | awk -v w="$variant" -v mc="$(median "$variant" none 3)" \
+	    -v mw="$(median "$variant" none 4)" '$1 == w && $2 == "none" {
+		if (n == 0 || $3 < lc) lc = $3; if ($3 > hc) hc = $3
+		if (n == 0 || $4 < lw) lw = $4; if ($4 > hw) hw = $4; n++ }
+		END { printf "Baseline spread (%s, min..max over median): " \
+		    "CPU %.3f..%.3f, wall %.3f..%.3f\n",
+		    w, lc / mc, hc / mc, lw / mw, hw / mw }'
+done
