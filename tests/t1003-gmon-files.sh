@@ -67,7 +67,8 @@ if mount -t tmpfs -o size=1m tmpfs "$full"; then
 	test_expect_success 'a full filesystem: no file, one line on stderr, the program runs on' '
 		PROFDIR=$full "$PG/gmon-work" quick > out 2> err; rc=$?; echo "status $rc" &&
 		cat err && test $rc -eq 0 && test "$(wc -l < err)" = 1 &&
-		grep -q "^profil: gmon: No space left on device: .gmon.gmon-work.[0-9]*.out.$" err &&
+		grep -q "^profil: gmon: No space left on device: .gmon.gmon-work.[0-9]*.out.$" \
+			err &&
 		test -z "$(gmon_file "$full")"
 	'
 	# Room for the histogram (text / 2 bytes), none for a thread's arc table (43 KiB).

@@ -52,7 +52,8 @@ test_expect_success 'SIGTERM on a 16 KiB thread stack: flushed, then dies of SIG
 		> small.out 2> small.err
 	rc=$? && echo "status $rc" && test $rc -eq 143 &&
 	"$PROFIL" dump small/smallstack.*.profil > small.dump &&
-	test "$(dump_field small.dump exit)" = signal && test "$(dump_field small.dump code)" = 15 &&
+	test "$(dump_field small.dump exit)" = signal &&
+	test "$(dump_field small.dump code)" = 15 &&
 	cpu=$(sed -n "s/^cpu //p" small.out) && n=$(dump_total small.dump) &&
 	hz=$(dump_field small.dump achieved_hz) && echo "cpu $cpu s, $n samples at $hz Hz" &&
 	awk -v c="$cpu" -v n="$n" -v hz="$hz" "BEGIN { exit !(n >= 0.9 * c * hz - 2) }"

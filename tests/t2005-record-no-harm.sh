@@ -56,15 +56,16 @@ done
 # "PROFIL_RECORD_FLUSH_MS=0 with the timer or perf clock runs no thread of the recorder".
 if unshare -U true 2>/dev/null; then
 	test_expect_success 'unshare -U works with PROFIL_RECORD_FLUSH_MS=0 and the timer clock' '
-		PROFIL_RECORD_FLUSH_MS=0 timeout -s KILL 30 "$PROFIL" record --clock timer -o un -- \
-			unshare -U true &&
+		PROFIL_RECORD_FLUSH_MS=0 timeout -s KILL 30 "$PROFIL" record --clock timer \
+			-o un -- unshare -U true &&
 		"$PROFIL" dump un/unshare.*.profil > un.dump &&
 		test "$(dump_field un.dump exit)" = exec && ls un/true.*.profil
 	'
 	test_expect_success '... and the file is whole without the thread: exit(3), all samples' '
 		PROFIL_RECORD_FLUSH_MS=0 "$PROFIL" record --clock timer -o nt -- \
 			"$REC/exits" exit 0.3 > nt.out; test $? -eq 7 &&
-		"$PROFIL" dump nt/exits.*.profil > nt.dump && test "$(dump_field nt.dump exit)" = exit &&
+		"$PROFIL" dump nt/exits.*.profil > nt.dump &&
+		test "$(dump_field nt.dump exit)" = exit &&
 		cpu=$(sed -n "s/^cpu //p" nt.out) && n=$(dump_total nt.dump) &&
 		hz=$(dump_field nt.dump achieved_hz) && echo "cpu $cpu s, $n samples at $hz Hz" &&
 		awk -v c="$cpu" -v n="$n" -v hz="$hz" "BEGIN { exit !(n >= 0.9 * c * hz - 2) }"

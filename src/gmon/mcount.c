@@ -178,7 +178,7 @@ table_claim(void)
 		/* The file grows to cover the table, then every slot becomes an empty arc. */
 		if (profil_gmon_file_grow(g->arcs_off + (i + 1) * g->nslots *
 		    sizeof(struct profil_gmon_arc)) < 0) {
-			/* A full filesystem: this thread's calls go uncounted, the program runs on. */
+			/* A full filesystem: this thread's calls go uncounted, the rest runs on. */
 			if (!atomic_exchange(&tables_broken, 1) &&
 			    !atomic_exchange(&g->reported, 1))
 				profil_gmon_warn("no room for a thread's arcs, its calls are not "
