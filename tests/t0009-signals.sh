@@ -12,7 +12,7 @@ test_expect_success 'under profil record, python3 still owns SIGINT' '
 	cat py.txt && grep -q default_int_handler py.txt
 '
 test_expect_success 'and Ctrl-C raises KeyboardInterrupt, which the program catches' '
-	"$B/profil" record -o out -- python3 -c "
+	timeout -s KILL 60 "$B/profil" record -o out -- python3 -c "
 import os, signal
 try:
     os.kill(os.getpid(), signal.SIGINT)
