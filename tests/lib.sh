@@ -35,6 +35,15 @@ test_run_prog() {
 	fi
 }
 
+# The sanitizer scripts' build directory ($S), flags ($SAN) and options: any ASan, LeakSanitizer
+# or UBSan report ends the program with status 99 or a trap, so it cannot pass unnoticed.
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
+sanitizers_setup() {
+	S=$TRASH/sanitize
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+}
+
 test_done() {
 	exit 0
 }

@@ -4,10 +4,7 @@
 # recording, bad files and bad arguments: any sanitizer report (leak included) is a failure,
 # even when the command then exits as it should.
 . "$(dirname "$0")/lib.sh"
-S=$TRASH/sanitize
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+sanitizers_setup
 P=$S/profil
 
 test_expect_success 'profil(1) and the report tests build under ASan and UBSan' '

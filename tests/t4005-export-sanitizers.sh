@@ -4,10 +4,7 @@
 # reads the bad files of t4001: any sanitizer report (leak included) is a failure, even when
 # the command then exits as it should.
 . "$(dirname "$0")/lib.sh"
-S=$TRASH/sanitize
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+sanitizers_setup
 P=$S/profil
 
 test_expect_success 'profil(1) and mkprofile build under ASan and UBSan' '

@@ -10,10 +10,8 @@
 # - nonnull-attribute is not checked: glibc's <unistd.h> declares profil() nonnull, but a NULL
 #   buffer is how profil(3) disables profiling, and the test programs do exactly that.
 . "$(dirname "$0")/lib.sh"
-S=$TRASH/sanitize
-SAN="-fsanitize=address,undefined -fno-sanitize=nonnull-attribute -fno-sanitize-recover=all"
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+sanitizers_setup
+SAN="$SAN -fno-sanitize=nonnull-attribute"
 
 targets="$S/demo"
 for f in "$ROOT"/tests/unit/*.c; do
