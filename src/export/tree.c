@@ -22,25 +22,17 @@ hash_str(const char *s)
 	return h;
 }
 
-static int
-names_grow(struct profil_tree *t)
-{
-	size_t i, j, n = t->names_cap ? 2 * t->names_cap : 1024;
-	char **names = calloc(n, sizeof(*names));
+struct name_key {
+	const struct profil_tree *t;
+	const char *name;
+};
 
-	if (names == NULL)
-		return -ENOMEM;
-	for (i = 0; i < t->names_cap; i++) {
-		if (t->names[i] == NULL)
-			continue;
-		for (j = hash_str(t->names[i]) & (n - 1); names[j] != NULL; j = (j + 1) & (n - 1))
-			;
-		names[j] = t->names[i];
-	}
-	free(t->names);
-	t->names = names;
-	t->names_cap = n;
-	return 0;
+static int
+name_same(const void *arg, size_t i)
+{
+	const struct name_key *k = arg;
+
+	return k->t->names[i] != NULL && strcmp(k->t->names[i], k->name) == 0;
 }
 
 /*
@@ -51,7 +43,9 @@ static const char *
 intern(struct profil_tree *t, const char *name)
 {
 	size_t j, len = strlen(name);
-	char clean[1024], *copy;
+	char clean[1024], **names;
+	const struct name_key k = { t, clean };
+	ssize_t i;
 
 	if (len >= sizeof(clean))
 		len = sizeof(clean) - 1;
@@ -59,65 +53,57 @@ intern(struct profil_tree *t, const char *name)
 		clean[j] = name[j] == ';' ? ':' :
 		    name[j] == '\n' || name[j] == '\r' ? ' ' : name[j];
 	clean[len] = '\0';
-	if (2 * (t->nnames + 1) > t->names_cap && names_grow(t) != 0)
+	if (t->nnames == t->names_cap) {
+		size_t cap = t->names_cap ? 2 * t->names_cap : 1024;
+
+		names = realloc(t->names, cap * sizeof(*names));
+		if (names == NULL)
+			return NULL;
+		t->names = names;
+		t->names_cap = cap;
+	}
+	i = profil_index_get(&t->names_index, hash_str(clean), name_same, &k, t->nnames);
+	if (i < 0)
 		return NULL;
-	for (j = hash_str(clean) & (t->names_cap - 1); t->names[j] != NULL;
-	     j = (j + 1) & (t->names_cap - 1))
-		if (strcmp(t->names[j], clean) == 0)
-			return t->names[j];
-	copy = strdup(clean);
-	if (copy == NULL)
-		return NULL;
-	t->names[j] = copy;
-	t->nnames++;
-	return copy;
+	/* Once indexed the row must exist, so a copy that fails stays there as NULL (and the
+	 * caller, given NULL, gives up with -ENOMEM). */
+	if ((size_t)i == t->nnames)
+		t->names[t->nnames++] = strdup(clean);
+	return t->names[i];
 }
 
-static size_t
-slot_hash(size_t parent, const char *name, size_t nslots)
+static uint64_t
+node_hash(size_t parent, const char *name)
 {
 	uint64_t h = (uint64_t)parent * 0x9e3779b97f4a7c15ull ^
 	    (uint64_t)(uintptr_t)name * 0xc2b2ae3d27d4eb4full;
 
 	h ^= h >> 31;
-	return (size_t)h & (nslots - 1);
+	return h;
 }
 
-static int
-slots_grow(struct profil_tree *t)
-{
-	size_t i, j, n = t->nslots ? 2 * t->nslots : 1024;
-	size_t *slots = calloc(n, sizeof(*slots));
+struct node_key {
+	const struct profil_tree *t;
+	size_t parent;
+	const char *name;
+};
 
-	if (slots == NULL)
-		return -ENOMEM;
-	for (i = 1; i < t->n; i++) {
-		for (j = slot_hash(t->nodes[i].parent, t->nodes[i].name, n); slots[j] != 0;
-		     j = (j + 1) & (n - 1))
-			;
-		slots[j] = i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
-	return 0;
+static int
+node_same(const void *arg, size_t i)
+{
+	const struct node_key *k = arg;
+
+	return k->t->nodes[i].parent == k->parent && k->t->nodes[i].name == k->name;
 }
 
 /* The child of parent named name, created on first use; 0 when out of memory. */
 static size_t
 child_get(struct profil_tree *t, size_t parent, const char *name)
 {
+	const struct node_key k = { t, parent, name };
 	struct profil_tree_node *nd;
-	size_t j;
+	ssize_t i;
 
-	if (2 * (t->n + 1) > t->nslots && slots_grow(t) != 0)
-		return 0;
-	for (j = slot_hash(parent, name, t->nslots); t->slots[j] != 0;
-	     j = (j + 1) & (t->nslots - 1)) {
-		nd = &t->nodes[t->slots[j] - 1];
-		if (nd->parent == parent && nd->name == name)
-			return t->slots[j] - 1;
-	}
 	if (t->n == t->cap) {
 		size_t cap = 2 * t->cap;
 
@@ -127,6 +113,11 @@ child_get(struct profil_tree *t, size_t parent, const char *name)
 		t->nodes = nd;
 		t->cap = cap;
 	}
+	i = profil_index_get(&t->index, node_hash(parent, name), node_same, &k, t->n);
+	if (i < 0)
+		return 0;
+	if ((size_t)i < t->n)
+		return (size_t)i;
 	nd = &t->nodes[t->n];
 	memset(nd, 0, sizeof(*nd));
 	nd->name = name;
@@ -136,8 +127,7 @@ child_get(struct profil_tree *t, size_t parent, const char *name)
 	t->nodes[parent].child = t->n;
 	if (nd->depth > t->max_depth)
 		t->max_depth = nd->depth;
-	t->slots[j] = ++t->n;
-	return t->n - 1;
+	return t->n++;
 }
 
 /* Counts come from files: a hostile one can make any sum wrap, and a child must never outweigh
@@ -236,10 +226,11 @@ profil_tree_release(struct profil_tree *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->names_cap; i++)
+	for (i = 0; i < t->nnames; i++)
 		free(t->names[i]);
 	free(t->names);
-	free(t->slots);
+	profil_index_release(&t->names_index);
+	profil_index_release(&t->index);
 	free(t->nodes);
 	memset(t, 0, sizeof(*t));
 }

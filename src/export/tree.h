@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/index.h"
+
 struct profil_report;
 
 /* Node 0 is the root (all samples, no name); 0 also means "none" in the links. */
@@ -27,10 +29,10 @@ struct profil_tree_node {
 struct profil_tree {
 	struct profil_tree_node *nodes;
 	size_t n, cap;
-	size_t *slots;			/* (parent, name) -> node index + 1 */
-	size_t nslots;
-	char **names;			/* interned strings, open addressing, NULL free */
+	struct profil_index index;	/* (parent, name) -> node; the root is not in it */
+	char **names;			/* interned strings, in the order first seen */
 	size_t nnames, names_cap;
+	struct profil_index names_index;	/* string -> names[] */
 	unsigned max_depth;
 };
 

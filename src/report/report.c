@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "report/index.h"
 #include "report/report.h"
 #include "report/symbols.h"
 
@@ -36,8 +37,7 @@ struct profil_report {
 	struct report_entry *entries;
 	size_t nentries;
 	size_t cap;
-	size_t *slots;			/* open addressing: entry index + 1, 0 free */
-	size_t nslots;
+	struct profil_index index;	/* (module, key, known, group) -> entry */
 	struct profil_report_entry *sorted;	/* what profil_report_entries() returned */
 	const struct profil_module **touched;	/* modules samples landed in, each once */
 	size_t ntouched;
@@ -77,7 +77,7 @@ profil_report_free(struct profil_report *r)
 	}
 	free(r->files);
 	free(r->entries);
-	free(r->slots);
+	profil_index_release(&r->index);
 	free(r->sorted);
 	free(r->touched);
 	profil_symbolizer_free(r->sym);
@@ -103,38 +103,33 @@ profil_report_set_pid(struct profil_report *r, uint32_t pid)
 	r->pid = pid;
 }
 
-static size_t
-entry_hash(const struct profil_module *mod, uint64_t key, int known, uint64_t group,
-    size_t nslots)
+static uint64_t
+entry_hash(const struct profil_module *mod, uint64_t key, int known, uint64_t group)
 {
 	uint64_t h = (uint64_t)(uintptr_t)mod * 0x9e3779b97f4a7c15ull;
 
 	h ^= (key + (uint64_t)known) * 0xc2b2ae3d27d4eb4full;
 	h ^= group * 0x165667b19e3779f9ull;
 	h ^= h >> 29;
-	return (size_t)h & (nslots - 1);
+	return h;
 }
 
+struct entry_key {
+	const struct profil_report *r;
+	const struct profil_module *mod;
+	uint64_t key;
+	int known;
+	uint64_t group;
+};
+
 static int
-slots_grow(struct profil_report *r)
+entry_same(const void *arg, size_t i)
 {
-	size_t i, j, n = r->nslots ? 2 * r->nslots : 256;
-	size_t *slots = calloc(n, sizeof(*slots));
+	const struct entry_key *k = arg;
+	const struct report_entry *e = &k->r->entries[i];
 
-	if (slots == NULL)
-		return -ENOMEM;
-	for (i = 0; i < r->nentries; i++) {
-		const struct report_entry *e = &r->entries[i];
-
-		j = entry_hash(e->e.module, e->key, e->known, e->group, n);
-		while (slots[j] != 0)
-			j = (j + 1) & (n - 1);
-		slots[j] = i + 1;
-	}
-	free(r->slots);
-	r->slots = slots;
-	r->nslots = n;
-	return 0;
+	return e->e.module == k->mod && e->key == k->key && e->known == k->known &&
+	    e->group == k->group;
 }
 
 /* The entry for (module, key, known, group), created empty on first use. */
@@ -142,17 +137,10 @@ static struct report_entry *
 entry_get(struct profil_report *r, const struct profil_module *mod, uint64_t key, int known,
     uint64_t group)
 {
+	const struct entry_key k = { r, mod, key, known, group };
 	struct report_entry *e;
-	size_t j;
+	ssize_t i;
 
-	if (2 * (r->nentries + 1) > r->nslots && slots_grow(r) != 0)
-		return NULL;
-	for (j = entry_hash(mod, key, known, group, r->nslots); r->slots[j] != 0;
-	     j = (j + 1) & (r->nslots - 1)) {
-		e = &r->entries[r->slots[j] - 1];
-		if (e->e.module == mod && e->key == key && e->known == known && e->group == group)
-			return e;
-	}
 	if (r->nentries == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 256;
 
@@ -162,14 +150,20 @@ entry_get(struct profil_report *r, const struct profil_module *mod, uint64_t key
 		r->entries = e;
 		r->cap = cap;
 	}
-	e = &r->entries[r->nentries];
+	i = profil_index_get(&r->index, entry_hash(mod, key, known, group), entry_same, &k,
+	    r->nentries);
+	if (i < 0)
+		return NULL;
+	e = &r->entries[i];
+	if ((size_t)i < r->nentries)
+		return e;
+	r->nentries++;
 	memset(e, 0, sizeof(*e));
 	e->e.module = mod;
 	e->key = key;
 	e->known = known;
 	e->group = group;
 	e->e.thread = "";
-	r->slots[j] = ++r->nentries;
 	return e;
 }
 

@@ -7,50 +7,37 @@
 
 #include "report/tally.h"
 
-static size_t
-tally_hash(uint64_t a, uint64_t b, uint64_t c, size_t nslots)
+static uint64_t
+tally_hash(uint64_t a, uint64_t b, uint64_t c)
 {
 	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full ^
 	    c * 0x165667b19e3779f9ull;
 
 	h ^= h >> 29;
-	return (size_t)h & (nslots - 1);
+	return h;
 }
 
+struct tally_key {
+	const struct profil_tally *t;
+	uint64_t key[3];
+};
+
 static int
-tally_grow(struct profil_tally *t)
+tally_same(const void *arg, size_t i)
 {
-	size_t i, j, n = t->nslots ? 2 * t->nslots : 256;
-	size_t *slots = calloc(n, sizeof(*slots));
+	const struct tally_key *k = arg;
+	const uint64_t *key = k->t->rows[i].key;
 
-	if (slots == NULL)
-		return -ENOMEM;
-	for (i = 0; i < t->n; i++) {
-		const uint64_t *k = t->rows[i].key;
-
-		for (j = tally_hash(k[0], k[1], k[2], n); slots[j] != 0; j = (j + 1) & (n - 1))
-			;
-		slots[j] = i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
-	return 0;
+	return key[0] == k->key[0] && key[1] == k->key[1] && key[2] == k->key[2];
 }
 
 ssize_t
 profil_tally_get(struct profil_tally *t, uint64_t a, uint64_t b, uint64_t c)
 {
+	const struct tally_key k = { t, { a, b, c } };
 	struct profil_tally_row *row;
-	size_t j;
+	ssize_t i;
 
-	if (2 * (t->n + 1) > t->nslots && tally_grow(t) != 0)
-		return -ENOMEM;
-	for (j = tally_hash(a, b, c, t->nslots); t->slots[j] != 0; j = (j + 1) & (t->nslots - 1)) {
-		row = &t->rows[t->slots[j] - 1];
-		if (row->key[0] == a && row->key[1] == b && row->key[2] == c)
-			return (ssize_t)(t->slots[j] - 1);
-	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 256;
 
@@ -60,20 +47,22 @@ profil_tally_get(struct profil_tally *t, uint64_t a, uint64_t b, uint64_t c)
 		t->rows = row;
 		t->cap = cap;
 	}
-	row = &t->rows[t->n];
+	i = profil_index_get(&t->index, tally_hash(a, b, c), tally_same, &k, t->n);
+	if (i < 0 || (size_t)i < t->n)
+		return i;
+	row = &t->rows[t->n++];
 	memset(row, 0, sizeof(*row));
 	row->key[0] = a;
 	row->key[1] = b;
 	row->key[2] = c;
 	row->mark = UINT64_MAX;
-	t->slots[j] = ++t->n;
-	return (ssize_t)(t->n - 1);
+	return i;
 }
 
 void
 profil_tally_release(struct profil_tally *t)
 {
 	free(t->rows);
-	free(t->slots);
+	profil_index_release(&t->index);
 	memset(t, 0, sizeof(*t));
 }

@@ -1,6 +1,6 @@
 /*
  * tally.h - counting by a small fixed key: the rows of the views that walk stacks (call graph
- * nodes and arcs, source lines, addresses), in one open-addressing table.  Internal to
+ * nodes and arcs, source lines, addresses), in rows found through a hash index.  Internal to
  * src/report.
  */
 #ifndef PROFIL_REPORT_TALLY_H
@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "report/index.h"
 
 /* What a row counts is the view's business; count[0]/seconds[0] is the main figure. */
 struct profil_tally_row {
@@ -22,8 +24,7 @@ struct profil_tally_row {
 struct profil_tally {
 	struct profil_tally_row *rows;
 	size_t n, cap;
-	size_t *slots;			/* row index + 1, 0 free */
-	size_t nslots;
+	struct profil_index index;	/* key -> row */
 };
 
 /* The index of the row keyed (a, b, c), created zeroed on first use; -ENOMEM.  Rows move when

@@ -1,0 +1,71 @@
+/*
+ * index.c - the open-addressing hash index over a caller's rows (see index.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/index.h"
+
+/* The hash is kept beside the row so that growing needs no callback and a probe past another
+ * key rarely reaches the caller's comparison. */
+struct profil_index_slot {
+	uint64_t hash;
+	size_t row;			/* row number + 1, 0 free */
+};
+
+void
+profil_index_init(struct profil_index *ix)
+{
+	memset(ix, 0, sizeof(*ix));
+}
+
+void
+profil_index_release(struct profil_index *ix)
+{
+	free(ix->slots);
+	profil_index_init(ix);
+}
+
+/* Twice the slots, every row placed again: linear probing needs free slots to end its runs. */
+static int
+index_grow(struct profil_index *ix)
+{
+	size_t i, j, n = ix->nslots ? 2 * ix->nslots : 256;
+	struct profil_index_slot *slots = calloc(n, sizeof(*slots));
+
+	if (slots == NULL)
+		return -ENOMEM;
+	for (i = 0; i < ix->nslots; i++) {
+		if (ix->slots[i].row == 0)
+			continue;
+		for (j = ix->slots[i].hash & (n - 1); slots[j].row != 0; j = (j + 1) & (n - 1))
+			;
+		slots[j] = ix->slots[i];
+	}
+	free(ix->slots);
+	ix->slots = slots;
+	ix->nslots = n;
+	return 0;
+}
+
+ssize_t
+profil_index_get(struct profil_index *ix, uint64_t hash, int (*same)(const void *key, size_t row),
+    const void *key, size_t next)
+{
+	struct profil_index_slot *s;
+	size_t j;
+
+	/* A load factor of one half keeps probe runs short. */
+	if (2 * (ix->n + 1) > ix->nslots && index_grow(ix) != 0)
+		return -ENOMEM;
+	for (j = hash & (ix->nslots - 1); ix->slots[j].row != 0; j = (j + 1) & (ix->nslots - 1)) {
+		s = &ix->slots[j];
+		if (s->hash == hash && same(key, s->row - 1))
+			return (ssize_t)(s->row - 1);
+	}
+	ix->slots[j].hash = hash;
+	ix->slots[j].row = next + 1;
+	ix->n++;
+	return (ssize_t)next;
+}

@@ -1,0 +1,39 @@
+/*
+ * index.h - an open-addressing hash index over a caller's array of rows: it maps a key to the
+ * number of the row that holds it, and the rows stay the caller's (in insertion order, which is
+ * what makes output independent of the hash).  The one index the report's entries, the views'
+ * tallies and the exporters' tree share.  Internal to the profil command; not thread-safe.
+ */
+#ifndef PROFIL_REPORT_INDEX_H
+#define PROFIL_REPORT_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct profil_index_slot;
+
+/* A zeroed index is an empty one, as after profil_index_init(). */
+struct profil_index {
+	struct profil_index_slot *slots;	/* a power of two of them, at most half used */
+	size_t nslots;
+	size_t n;				/* rows indexed */
+};
+
+void profil_index_init(struct profil_index *ix);
+
+/* Frees the slots; the index is empty (and usable) again.  The rows are the caller's. */
+void profil_index_release(struct profil_index *ix);
+
+/*
+ * profil_index_get - the number of the row that holds key: one indexed under hash for which
+ * same(key, row) is true.  When there is none, row next is indexed under hash and next is
+ * returned: the caller then stores the key in row next, which must already have room, so that
+ * a row the index knows always exists.  hash is the whole 64-bit hash of the key (its low bits
+ * pick the slot); same is called only for rows indexed under an equal hash.  Returns the row
+ * number or -ENOMEM (the index is unchanged).
+ */
+ssize_t profil_index_get(struct profil_index *ix, uint64_t hash,
+    int (*same)(const void *key, size_t row), const void *key, size_t next);
+
+#endif /* PROFIL_REPORT_INDEX_H */
