@@ -12,6 +12,7 @@
 
 #include "export/export.h"
 #include "format/format.h"
+#include "report/index.h"
 #include "report/report.h"
 #include "report/stack.h"
 #include "report/symbols.h"
@@ -104,106 +105,128 @@ pb_msg(struct pb *b, unsigned field, struct pb *sub)
 	sub->len = 0;
 }
 
-/* An open-addressing table from a pair of u64 keys to a value; value 0 means absent. */
+/* Ids of one kind of message, by a pair of keys: row i has id i + 1 (ids are non-zero). */
 struct idtab {
-	struct idslot {
-		uint64_t a, b, v;
-	} *s;
+	uint64_t (*keys)[2];
 	size_t n, cap;
+	struct profil_index index;
 };
 
-static size_t
-id_hash(uint64_t a, uint64_t b, size_t cap)
+static uint64_t
+id_hash(uint64_t a, uint64_t b)
 {
 	uint64_t h = a * 0x9e3779b97f4a7c15ull ^
 	    (b + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
 
 	h ^= h >> 29;
-	return (size_t)h & (cap - 1);
+	return h;
 }
 
-static struct idslot *
-id_find(struct idtab *t, uint64_t a, uint64_t b)
+struct id_key {
+	const struct idtab *t;
+	uint64_t a, b;
+};
+
+static int
+id_same(const void *arg, size_t i)
 {
-	size_t j;
+	const struct id_key *k = arg;
 
-	if (2 * (t->n + 1) > t->cap) {
-		size_t i, cap = t->cap ? 2 * t->cap : 1024;
-		struct idslot *s = calloc(cap, sizeof(*s));
-
-		if (s == NULL)
-			return NULL;
-		for (i = 0; i < t->cap; i++) {
-			if (t->s[i].v == 0)
-				continue;
-			j = id_hash(t->s[i].a, t->s[i].b, cap);
-			while (s[j].v != 0)
-				j = (j + 1) & (cap - 1);
-			s[j] = t->s[i];
-		}
-		free(t->s);
-		t->s = s;
-		t->cap = cap;
-	}
-	for (j = id_hash(a, b, t->cap); t->s[j].v != 0; j = (j + 1) & (t->cap - 1))
-		if (t->s[j].a == a && t->s[j].b == b)
-			return &t->s[j];
-	t->s[j].a = a;
-	t->s[j].b = b;
-	return &t->s[j];
+	return k->t->keys[i][0] == k->a && k->t->keys[i][1] == k->b;
 }
 
 struct pprof {
 	struct pb samples, mappings, locations, functions, strings, tmp, tmp2;
-	struct idtab string_ids, mapping_ids, location_ids, function_ids;
-	char **strs;			/* string i, to compare on hash hits */
-	size_t nstrs;
-	uint64_t nmappings, nlocations, nfunctions;
+	struct idtab mapping_ids, location_ids, function_ids;
+	char **strs;			/* string i; NULL for "" and for a copy that failed */
+	size_t nstrs, strs_cap;
+	struct profil_index string_index;	/* string -> i */
 	uint64_t *ids;			/* the sample's location ids */
 	int error;
 };
 
+/* The id of (a, b) in t, *added when it is new; 0 when out of memory (pp->error says so). */
 static uint64_t
-str_hash(const char *s)
+id_get(struct pprof *pp, struct idtab *t, uint64_t a, uint64_t b, int *added)
 {
-	uint64_t h = 1469598103934665603ull;
+	const struct id_key k = { t, a, b };
+	ssize_t i;
 
-	while (*s != '\0')
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	*added = 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 1024;
+		uint64_t (*keys)[2] = realloc(t->keys, cap * sizeof(*keys));
+
+		if (keys == NULL)
+			goto oom;
+		t->keys = keys;
+		t->cap = cap;
+	}
+	i = profil_index_get(&t->index, id_hash(a, b), id_same, &k, t->n);
+	if (i < 0)
+		goto oom;
+	if ((size_t)i == t->n) {
+		t->keys[i][0] = a;
+		t->keys[i][1] = b;
+		t->n++;
+		*added = 1;
+	}
+	return (uint64_t)i + 1;
+oom:
+	pp->error = -ENOMEM;
+	return 0;
 }
 
-/* The string table index of s, added on first use.  Equal hashes are told apart by a
- * probe count in the second key. */
+static void
+id_release(struct idtab *t)
+{
+	free(t->keys);
+	profil_index_release(&t->index);
+}
+
+struct str_key {
+	const struct pprof *pp;
+	const char *s;
+};
+
+static int
+str_same(const void *arg, size_t i)
+{
+	const struct str_key *k = arg;
+
+	return k->pp->strs[i] != NULL && strcmp(k->pp->strs[i], k->s) == 0;
+}
+
+/* The string table index of s, added on first use. */
 static uint64_t
 str_id(struct pprof *pp, const char *s)
 {
-	uint64_t h = str_hash(s), k;
-	struct idslot *e;
+	const struct str_key k = { pp, s };
 	char **strs;
+	ssize_t i;
 
 	if (s[0] == '\0')
 		return 0;
-	for (k = 0;; k++) {
-		e = id_find(&pp->string_ids, h, k);
-		if (e == NULL)
+	if (pp->nstrs == pp->strs_cap) {
+		size_t cap = 2 * pp->strs_cap;
+
+		strs = realloc(pp->strs, cap * sizeof(*strs));
+		if (strs == NULL)
 			goto oom;
-		if (e->v == 0)
-			break;
-		if (strcmp(pp->strs[e->v], s) == 0)
-			return e->v;
+		pp->strs = strs;
+		pp->strs_cap = cap;
 	}
-	strs = realloc(pp->strs, (pp->nstrs + 1) * sizeof(*strs));
-	if (strs == NULL)
+	i = profil_index_get(&pp->string_index, profil_index_hash_str(s), str_same, &k, pp->nstrs);
+	if (i < 0)
 		goto oom;
-	pp->strs = strs;
-	strs[pp->nstrs] = strdup(s);
-	if (strs[pp->nstrs] == NULL)
+	if ((size_t)i < pp->nstrs)
+		return (uint64_t)i;
+	/* Indexed already, so the row must exist even when the copy fails. */
+	pp->strs[pp->nstrs++] = strdup(s);
+	if (pp->strs[i] == NULL)
 		goto oom;
 	pb_len(&pp->strings, PROFILE_STRING_TABLE, s, strlen(s));
-	e->v = pp->nstrs++;
-	pp->string_ids.n++;
-	return e->v;
+	return (uint64_t)i;
 oom:
 	pp->error = -ENOMEM;
 	return 0;
@@ -213,22 +236,17 @@ static uint64_t
 mapping_id(struct pprof *pp, size_t file_index, const struct profil_file *file,
     const struct profil_file_mapping *m)
 {
-	struct idslot *e = id_find(&pp->mapping_ids, file_index, (uint64_t)(m - file->maps));
 	char hex[2 * PROFIL_FORMAT_MAX_BUILD_ID + 1];
 	uint32_t i;
+	int added;
+	uint64_t id = id_get(pp, &pp->mapping_ids, file_index, (uint64_t)(m - file->maps), &added);
 
-	if (e == NULL) {
-		pp->error = -ENOMEM;
-		return 0;
-	}
-	if (e->v != 0)
-		return e->v;
-	e->v = ++pp->nmappings;
-	pp->mapping_ids.n++;
+	if (!added)
+		return id;
 	for (i = 0; i < m->build_id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
 	hex[2 * i] = '\0';
-	pb_uint(&pp->tmp, MAPPING_ID, e->v);
+	pb_uint(&pp->tmp, MAPPING_ID, id);
 	pb_uint(&pp->tmp, MAPPING_START, m->start);
 	pb_uint(&pp->tmp, MAPPING_LIMIT, m->end);
 	pb_uint(&pp->tmp, MAPPING_OFFSET, m->offset);
@@ -240,29 +258,24 @@ mapping_id(struct pprof *pp, size_t file_index, const struct profil_file *file,
 	pb_uint(&pp->tmp, MAPPING_HAS_LINE_NUMBERS, 1);
 	pb_uint(&pp->tmp, MAPPING_HAS_INLINE_FRAMES, 1);
 	pb_msg(&pp->mappings, PROFILE_MAPPING, &pp->tmp);
-	return e->v;
+	return id;
 }
 
 static uint64_t
 function_id(struct pprof *pp, const char *name, const char *file)
 {
 	uint64_t n = str_id(pp, name), f = str_id(pp, file != NULL ? file : "");
-	struct idslot *e = id_find(&pp->function_ids, n, f);
+	int added;
+	uint64_t id = id_get(pp, &pp->function_ids, n, f, &added);
 
-	if (e == NULL) {
-		pp->error = -ENOMEM;
-		return 0;
-	}
-	if (e->v != 0)
-		return e->v;
-	e->v = ++pp->nfunctions;
-	pp->function_ids.n++;
-	pb_uint(&pp->tmp2, FUNCTION_ID, e->v);
+	if (!added)
+		return id;
+	pb_uint(&pp->tmp2, FUNCTION_ID, id);
 	pb_uint(&pp->tmp2, FUNCTION_NAME, n);
 	pb_uint(&pp->tmp2, FUNCTION_SYSTEM_NAME, n);
 	pb_uint(&pp->tmp2, FUNCTION_FILENAME, f);
 	pb_msg(&pp->functions, PROFILE_FUNCTION, &pp->tmp2);
-	return e->v;
+	return id;
 }
 
 /* The location of a frame: its mapping and address, with a Line per inline level. */
@@ -271,23 +284,18 @@ location_id(struct pprof *pp, const struct profil_stack *st, const struct profil
 {
 	uint64_t mid = fr->map != NULL ? mapping_id(pp, st->file_index, st->file, fr->map) : 0;
 	const struct profil_frame *f;
-	struct idslot *e;
+	uint64_t id;
+	int added;
 	struct pb line = { NULL, 0, 0, 0 };
 	char buf[256];
 	size_t i, n = profil_stack_frame_levels(fr);
 
 	/* Unmapped PCs of different processes are different places; key them by file too. */
-	e = id_find(&pp->location_ids, mid != 0 ? mid : (uint64_t)st->file_index << 32 | 1u << 31,
-	    fr->lookup);
-	if (e == NULL) {
-		pp->error = -ENOMEM;
-		return 0;
-	}
-	if (e->v != 0)
-		return e->v;
-	e->v = ++pp->nlocations;
-	pp->location_ids.n++;
-	pb_uint(&pp->tmp, LOCATION_ID, e->v);
+	id = id_get(pp, &pp->location_ids,
+	    mid != 0 ? mid : (uint64_t)st->file_index << 32 | 1u << 31, fr->lookup, &added);
+	if (!added)
+		return id;
+	pb_uint(&pp->tmp, LOCATION_ID, id);
 	pb_uint(&pp->tmp, LOCATION_MAPPING_ID, mid);
 	pb_uint(&pp->tmp, LOCATION_ADDRESS, fr->lookup);
 	/* profile.proto: the last Line is the caller the preceding ones were inlined into. */
@@ -302,7 +310,7 @@ location_id(struct pprof *pp, const struct profil_stack *st, const struct profil
 	if (line.error)
 		pp->error = line.error;
 	pb_msg(&pp->locations, PROFILE_LOCATION, &pp->tmp);
-	return e->v;
+	return id;
 }
 
 /* Seconds as int64 nanoseconds (profile.proto values are int64), saturated: a hostile file can
@@ -463,6 +471,7 @@ profil_export_pprof(struct profil_report *r, FILE *out)
 	/* profile.proto: string_table[0] must be "". */
 	pp.strs[0] = NULL;
 	pp.nstrs = 1;
+	pp.strs_cap = 1;
 	pb_len(&pp.strings, PROFILE_STRING_TABLE, "", 0);
 	header(&pp, r, &all);
 	main_mappings(&pp, r);
@@ -491,10 +500,10 @@ out:
 	free(pp.strings.p);
 	free(pp.tmp.p);
 	free(pp.tmp2.p);
-	free(pp.string_ids.s);
-	free(pp.mapping_ids.s);
-	free(pp.location_ids.s);
-	free(pp.function_ids.s);
+	id_release(&pp.mapping_ids);
+	id_release(&pp.location_ids);
+	id_release(&pp.function_ids);
+	profil_index_release(&pp.string_index);
 	for (i = 0; i < pp.nstrs; i++)
 		free(pp.strs[i]);
 	free(pp.strs);

@@ -12,16 +12,6 @@
 #include "report/stack.h"
 #include "report/symbols.h"
 
-static uint64_t
-hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s != '\0')
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 struct name_key {
 	const struct profil_tree *t;
 	const char *name;
@@ -62,7 +52,7 @@ intern(struct profil_tree *t, const char *name)
 		t->names = names;
 		t->names_cap = cap;
 	}
-	i = profil_index_get(&t->names_index, hash_str(clean), name_same, &k, t->nnames);
+	i = profil_index_get(&t->names_index, profil_index_hash_str(clean), name_same, &k, t->nnames);
 	if (i < 0)
 		return NULL;
 	/* Once indexed the row must exist, so a copy that fails stays there as NULL (and the

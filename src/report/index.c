@@ -69,3 +69,14 @@ profil_index_get(struct profil_index *ix, uint64_t hash, int (*same)(const void 
 	ix->n++;
 	return (ssize_t)next;
 }
+
+uint64_t
+profil_index_hash_str(const char *s)
+{
+	/* FNV-1a, 64 bits. */
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s != '\0')
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}

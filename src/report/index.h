@@ -36,4 +36,7 @@ void profil_index_release(struct profil_index *ix);
 ssize_t profil_index_get(struct profil_index *ix, uint64_t hash,
     int (*same)(const void *key, size_t row), const void *key, size_t next);
 
+/* The hash of a string key (FNV-1a), for the callers whose keys are names. */
+uint64_t profil_index_hash_str(const char *s);
+
 #endif /* PROFIL_REPORT_INDEX_H */
