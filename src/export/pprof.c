@@ -138,9 +138,7 @@ id_same(const void *arg, size_t i)
 struct pprof {
 	struct pb samples, mappings, locations, functions, strings, tmp, tmp2;
 	struct idtab mapping_ids, location_ids, function_ids;
-	char **strs;			/* string i; NULL for "" and for a copy that failed */
-	size_t nstrs, strs_cap;
-	struct profil_index string_index;	/* string -> i */
+	struct profil_strtab strs;	/* the string table */
 	uint64_t *ids;			/* the sample's location ids */
 	int error;
 };
@@ -184,52 +182,21 @@ id_release(struct idtab *t)
 	profil_index_release(&t->index);
 }
 
-struct str_key {
-	const struct pprof *pp;
-	const char *s;
-};
-
-static int
-str_same(const void *arg, size_t i)
-{
-	const struct str_key *k = arg;
-
-	return k->pp->strs[i] != NULL && strcmp(k->pp->strs[i], k->s) == 0;
-}
-
 /* The string table index of s, added on first use. */
 static uint64_t
 str_id(struct pprof *pp, const char *s)
 {
-	const struct str_key k = { pp, s };
-	char **strs;
 	ssize_t i;
+	int added;
 
-	if (s[0] == '\0')
+	i = profil_strtab_intern(&pp->strs, s, &added);
+	if (i < 0) {
+		pp->error = -ENOMEM;
 		return 0;
-	if (pp->nstrs == pp->strs_cap) {
-		size_t cap = 2 * pp->strs_cap;
-
-		strs = realloc(pp->strs, cap * sizeof(*strs));
-		if (strs == NULL)
-			goto oom;
-		pp->strs = strs;
-		pp->strs_cap = cap;
 	}
-	i = profil_index_get(&pp->string_index, profil_index_hash_str(s), str_same, &k, pp->nstrs);
-	if (i < 0)
-		goto oom;
-	if ((size_t)i < pp->nstrs)
-		return (uint64_t)i;
-	/* Indexed already, so the row must exist even when the copy fails. */
-	pp->strs[pp->nstrs++] = strdup(s);
-	if (pp->strs[i] == NULL)
-		goto oom;
-	pb_len(&pp->strings, PROFILE_STRING_TABLE, s, strlen(s));
+	if (added)
+		pb_len(&pp->strings, PROFILE_STRING_TABLE, s, strlen(s));
 	return (uint64_t)i;
-oom:
-	pp->error = -ENOMEM;
-	return 0;
 }
 
 static uint64_t
@@ -458,21 +425,16 @@ profil_export_pprof(struct profil_report *r, FILE *out)
 {
 	struct pprof pp;
 	struct pb all = { NULL, 0, 0, 0 };
-	size_t i;
 	int err;
 
 	memset(&pp, 0, sizeof(pp));
 	pp.ids = calloc(PROFIL_FORMAT_MAX_DEPTH, sizeof(*pp.ids));
-	pp.strs = calloc(1, sizeof(*pp.strs));
-	if (pp.ids == NULL || pp.strs == NULL) {
+	/* profile.proto: string_table[0] must be "", so it is the first string in. */
+	str_id(&pp, "");
+	if (pp.ids == NULL || pp.error != 0) {
 		err = -ENOMEM;
 		goto out;
 	}
-	/* profile.proto: string_table[0] must be "". */
-	pp.strs[0] = NULL;
-	pp.nstrs = 1;
-	pp.strs_cap = 1;
-	pb_len(&pp.strings, PROFILE_STRING_TABLE, "", 0);
 	header(&pp, r, &all);
 	main_mappings(&pp, r);
 	err = profil_report_stacks(r, add_sample, &pp);
@@ -503,10 +465,7 @@ out:
 	id_release(&pp.mapping_ids);
 	id_release(&pp.location_ids);
 	id_release(&pp.function_ids);
-	profil_index_release(&pp.string_index);
-	for (i = 0; i < pp.nstrs; i++)
-		free(pp.strs[i]);
-	free(pp.strs);
+	profil_strtab_release(&pp.strs);
 	free(pp.ids);
 	return err;
 }

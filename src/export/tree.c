@@ -12,19 +12,6 @@
 #include "report/stack.h"
 #include "report/symbols.h"
 
-struct name_key {
-	const struct profil_tree *t;
-	const char *name;
-};
-
-static int
-name_same(const void *arg, size_t i)
-{
-	const struct name_key *k = arg;
-
-	return k->t->names[i] != NULL && strcmp(k->t->names[i], k->name) == 0;
-}
-
 /*
  * The interned copy of name.  Folded stacks separate frames with ';' and stacks with line
  * breaks, so those never survive into a name.
@@ -33,9 +20,9 @@ static const char *
 intern(struct profil_tree *t, const char *name)
 {
 	size_t j, len = strlen(name);
-	char clean[1024], **names;
-	const struct name_key k = { t, clean };
+	char clean[1024];
 	ssize_t i;
+	int added;
 
 	if (len >= sizeof(clean))
 		len = sizeof(clean) - 1;
@@ -43,23 +30,8 @@ intern(struct profil_tree *t, const char *name)
 		clean[j] = name[j] == ';' ? ':' :
 		    name[j] == '\n' || name[j] == '\r' ? ' ' : name[j];
 	clean[len] = '\0';
-	if (t->nnames == t->names_cap) {
-		size_t cap = t->names_cap ? 2 * t->names_cap : 1024;
-
-		names = realloc(t->names, cap * sizeof(*names));
-		if (names == NULL)
-			return NULL;
-		t->names = names;
-		t->names_cap = cap;
-	}
-	i = profil_index_get(&t->names_index, profil_index_hash_str(clean), name_same, &k, t->nnames);
-	if (i < 0)
-		return NULL;
-	/* Once indexed the row must exist, so a copy that fails stays there as NULL (and the
-	 * caller, given NULL, gives up with -ENOMEM). */
-	if ((size_t)i == t->nnames)
-		t->names[t->nnames++] = strdup(clean);
-	return t->names[i];
+	i = profil_strtab_intern(&t->names, clean, &added);
+	return i < 0 ? NULL : t->names.strs[i];
 }
 
 static uint64_t
@@ -214,12 +186,7 @@ profil_tree_build(struct profil_tree *t, struct profil_report *r)
 void
 profil_tree_release(struct profil_tree *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->nnames; i++)
-		free(t->names[i]);
-	free(t->names);
-	profil_index_release(&t->names_index);
+	profil_strtab_release(&t->names);
 	profil_index_release(&t->index);
 	free(t->nodes);
 	memset(t, 0, sizeof(*t));

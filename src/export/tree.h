@@ -30,9 +30,7 @@ struct profil_tree {
 	struct profil_tree_node *nodes;
 	size_t n, cap;
 	struct profil_index index;	/* (parent, name) -> node; the root is not in it */
-	char **names;			/* interned strings, in the order first seen */
-	size_t nnames, names_cap;
-	struct profil_index names_index;	/* string -> names[] */
+	struct profil_strtab names;	/* node and module names, ';' and line breaks replaced */
 	unsigned max_depth;
 };
 

@@ -70,13 +70,66 @@ profil_index_get(struct profil_index *ix, uint64_t hash, int (*same)(const void 
 	return (ssize_t)next;
 }
 
-uint64_t
-profil_index_hash_str(const char *s)
+/* FNV-1a, 64 bits. */
+static uint64_t
+strtab_hash(const char *s)
 {
-	/* FNV-1a, 64 bits. */
 	uint64_t h = 1469598103934665603ull;
 
 	while (*s != '\0')
 		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
 	return h;
+}
+
+struct strtab_key {
+	const struct profil_strtab *t;
+	const char *s;
+};
+
+static int
+strtab_same(const void *arg, size_t i)
+{
+	const struct strtab_key *k = arg;
+
+	return k->t->strs[i] != NULL && strcmp(k->t->strs[i], k->s) == 0;
+}
+
+ssize_t
+profil_strtab_intern(struct profil_strtab *t, const char *s, int *added)
+{
+	const struct strtab_key k = { t, s };
+	char **strs;
+	ssize_t i;
+
+	*added = 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+
+		strs = realloc(t->strs, cap * sizeof(*strs));
+		if (strs == NULL)
+			return -ENOMEM;
+		t->strs = strs;
+		t->cap = cap;
+	}
+	i = profil_index_get(&t->index, strtab_hash(s), strtab_same, &k, t->n);
+	if (i < 0 || (size_t)i < t->n)
+		return i;
+	/* Indexed already, so the row must exist: a copy that fails stays there as NULL. */
+	t->strs[t->n++] = strdup(s);
+	if (t->strs[i] == NULL)
+		return -ENOMEM;
+	*added = 1;
+	return i;
+}
+
+void
+profil_strtab_release(struct profil_strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	profil_index_release(&t->index);
+	memset(t, 0, sizeof(*t));
 }

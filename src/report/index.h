@@ -2,7 +2,8 @@
  * index.h - an open-addressing hash index over a caller's array of rows: it maps a key to the
  * number of the row that holds it, and the rows stay the caller's (in insertion order, which is
  * what makes output independent of the hash).  The one index the report's entries, the views'
- * tallies and the exporters' tree share.  Internal to the profil command; not thread-safe.
+ * tallies, the exporters' tree and pprof's ids share; and over it, interned strings.  Internal
+ * to the profil command; not thread-safe.
  */
 #ifndef PROFIL_REPORT_INDEX_H
 #define PROFIL_REPORT_INDEX_H
@@ -36,7 +37,23 @@ void profil_index_release(struct profil_index *ix);
 ssize_t profil_index_get(struct profil_index *ix, uint64_t hash,
     int (*same)(const void *key, size_t row), const void *key, size_t next);
 
-/* The hash of a string key (FNV-1a), for the callers whose keys are names. */
-uint64_t profil_index_hash_str(const char *s);
+/*
+ * struct profil_strtab - strings interned in the order first seen, through an index: row i is
+ * strs[i], a copy the table owns, so equal strings share one pointer.  A zeroed table is empty.
+ */
+struct profil_strtab {
+	char **strs;
+	size_t n, cap;
+	struct profil_index index;
+};
+
+/*
+ * profil_strtab_intern - the row of the string s, copied in as row n on first use (and *added
+ * set, else cleared).  Returns the row or -ENOMEM.
+ */
+ssize_t profil_strtab_intern(struct profil_strtab *t, const char *s, int *added);
+
+/* Frees the copies; the table is empty (and usable) again. */
+void profil_strtab_release(struct profil_strtab *t);
 
 #endif /* PROFIL_REPORT_INDEX_H */
