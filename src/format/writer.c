@@ -100,11 +100,7 @@ record_end(struct profil_writer *w)
 void
 profil_writer_init(struct profil_writer *w, int fd)
 {
-	w->fd = fd;
-	w->error = 0;
-	w->len = 0;
-	w->rec = 0;
-	w->records = 0;
+	profil_writer_init_records(w, fd);
 	put(w, PROFIL_FORMAT_MAGIC, 8);
 	put_u32(w, PROFIL_FORMAT_VERSION);
 	put_u32(w, 0);
