@@ -154,11 +154,11 @@ PG_SRC    := $(wildcard tests/pg/*.c)
 PG_BIN    := $(PG_SRC:tests/pg/%.c=$(B)/tests/pg/%) $(B)/tests/pg/nopie-gmon-work
 PG_CFLAGS := $(PROG_CFLAGS) -pg -fno-inline -fno-optimize-sibling-calls -fno-ipa-icf -pthread
 
-$(B)/tests/pg/nopie-%: tests/pg/%.c tests/tap.h $(B)/libprofil.so
+$(B)/tests/pg/nopie-%: tests/pg/%.c tests/pg/spin.h tests/tap.h $(B)/libprofil.so
 	@mkdir -p $(@D)
 	$(CC) $(PG_CFLAGS) -fno-pie -no-pie -o $@ $< $(PROG_LIBS)
 
-$(B)/tests/pg/%: tests/pg/%.c tests/tap.h $(B)/libprofil.so
+$(B)/tests/pg/%: tests/pg/%.c tests/pg/spin.h tests/tap.h $(B)/libprofil.so
 	@mkdir -p $(@D)
 	$(CC) $(PG_CFLAGS) -o $@ $< $(PROG_LIBS)
 

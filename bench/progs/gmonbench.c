@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-static volatile unsigned long sink;
+#include "../../tests/pg/spin.h"
 
 static unsigned long long
 cpu_ns(clockid_t clock)
@@ -24,41 +24,8 @@ cpu_ns(clockid_t clock)
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
-void spin_a(unsigned long n);
-void spin_b(unsigned long n);
-void spin_c(unsigned long n);
 unsigned long fib(unsigned int n);
 void tcount(void);
-
-void
-spin_a(unsigned long n)
-{
-	unsigned long x = sink;
-
-	while (n-- > 0)
-		x = x * 2862933555777941757UL + 3037000493UL;
-	sink = x;
-}
-
-void
-spin_b(unsigned long n)
-{
-	unsigned long x = sink;
-
-	while (n-- > 0)
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-	sink = x;
-}
-
-void
-spin_c(unsigned long n)
-{
-	unsigned long x = sink;
-
-	while (n-- > 0)
-		x = x * 3935559000370003845UL + 2691343689449507681UL;
-	sink = x;
-}
 
 /* Nothing but calls: what a call costs under each runtime. */
 unsigned long

@@ -43,7 +43,7 @@
 #include "profil.h"
 #include "../tap.h"
 
-static volatile unsigned long sink;
+#include "spin.h"
 
 static unsigned long long
 cpu_ns(void)
@@ -54,9 +54,6 @@ cpu_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
-void spin_a(unsigned long n);
-void spin_b(unsigned long n);
-void spin_c(unsigned long n);
 void counted(void);
 void thrice(void);
 void tcount(void);
@@ -65,36 +62,6 @@ void child_only(void);
 void parent_only(void);
 void stopped_work(unsigned long n);
 void in_handler(void);
-
-void
-spin_a(unsigned long n)
-{
-	unsigned long x = sink;
-
-	while (n-- > 0)
-		x = x * 2862933555777941757UL + 3037000493UL;
-	sink = x;
-}
-
-void
-spin_b(unsigned long n)
-{
-	unsigned long x = sink;
-
-	while (n-- > 0)
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-	sink = x;
-}
-
-void
-spin_c(unsigned long n)
-{
-	unsigned long x = sink;
-
-	while (n-- > 0)
-		x = x * 3935559000370003845UL + 2691343689449507681UL;
-	sink = x;
-}
 
 /* A separate function for the time moncontrol(0) leaves unprofiled. */
 void
