@@ -26,7 +26,7 @@ static struct {
 	uint64_t cpu_ns;	/* CPU time of the last completed run */
 	uint64_t threads;
 	uint64_t thread_failures;
-	int generation;		/* bumped at every start and stop */
+	unsigned int generation;	/* bumped at every start and stop; wraps */
 	struct profil_thread slots[PROFIL_MAX_THREADS];
 } engine = { .lock = ATOMIC_FLAG_INIT };
 
@@ -186,7 +186,7 @@ profil_engine_signal_taken(int s, const struct sigaction *act)
 	int was_running = engine.running;
 
 	profil_engine_stop_locked();
-	profil_signal_take(s, act, PROFIL_SIGNAL_PROGRAM);
+	profil_signal_hand_over(s, act);
 	/* The program's signal stays the program's: start again on a free one. */
 	if (was_running)
 		profil_engine_start_locked(sink, engine.hz, engine.requested);
@@ -285,7 +285,8 @@ profil_engine_exec_prepare(void)
 	/* In a vfork child the engine state is the parent's: leave it alone. */
 	if (engine.running && engine.pid == getpid()) {
 		profil_engine_stop_locked();
-		token = engine.generation ? engine.generation : -1;
+		/* A generation that wrapped to 0 reads as "never resume": once in 2^32 stops. */
+		token = engine.generation ? (int)engine.generation : -1;
 	}
 	profil_engine_unlock(&saved);
 	return token;
@@ -304,7 +305,7 @@ profil_engine_exec_failed(int token)
 	 * Resume only what this exec stopped: if another thread started or stopped profiling
 	 * meanwhile (and perhaps freed the buffer), the generation has moved on.
 	 */
-	if (!engine.running && engine.generation == token)
+	if (!engine.running && (int)engine.generation == token)
 		profil_engine_start_locked(engine.sink, engine.hz, engine.requested);
 	profil_engine_unlock(&saved);
 	errno = saved_errno;

@@ -86,6 +86,7 @@ int profil_signal_current(void);
 int profil_signal_owner(int s);
 int profil_signal_take(int s, const struct sigaction *act, enum profil_signal_owner owner);
 void profil_signal_give_back(int s);
+void profil_signal_hand_over(int s, const struct sigaction *act);
 /*
  * The program installed a handler of its own on the tick signal (through the interposed
  * sigaction): it gets the signal, and a running engine moves to another one.  Lock held.

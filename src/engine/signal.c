@@ -63,6 +63,13 @@ profil_signal_give_back(int s)
 	real_sigaction(s, &owned[s].shadow, NULL);
 }
 
+/* The program's own disposition for a signal we no longer hold, set for real. */
+void
+profil_signal_hand_over(int s, const struct sigaction *act)
+{
+	real_sigaction(s, act, NULL);
+}
+
 static int
 signal_is_free(int s)
 {
