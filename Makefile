@@ -28,7 +28,7 @@ REC_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/record/*.c src/sample/*.c src/
 
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
-CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c)
+CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c)
 CLI_PKGS   := libdw zlib
 CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
 CLI_LIBS    = $(shell pkg-config --libs $(CLI_PKGS)) -lm

@@ -1,44 +1,68 @@
 /*
- * record.c - `profil record [-F HZ] [-g] [-o DIR] [-x] [--clock CLOCK] -- COMMAND [ARGS...]`:
- * runs COMMAND with the recorder (libprofil-record.so) preloaded and configured through its
- * environment, so every process COMMAND becomes (threads, fork children, exec'ed images)
- * writes <progname>.<pid>.profil into DIR.  The exit status is COMMAND's, or 128+N when a
- * signal N killed it.  See profil(1).
+ * record.c - `profil record [-F HZ] [-g] [-o DIR] [-x] [--clock CLOCK] -- COMMAND [ARGS...]`
+ * and `profil record -p PID[,PID...]`: every process COMMAND becomes (threads, fork children,
+ * exec'ed images), or the running processes named, get <progname>.<pid>.profil in DIR.
+ *
+ * Where perf events are allowed, from outside (src/outside): COMMAND is started with the
+ * events already on it, enabled at its exec, and nothing is loaded into it.  Where they are
+ * refused, from inside: COMMAND runs with the recorder (libprofil-record.so) preloaded and
+ * configured through its environment.  The exit status is COMMAND's, or 128+N when a signal N
+ * killed it.  See profil(1).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "format/format.h"
+#include "outside/outside.h"
 
 #define RECORD_LIB "libprofil-record.so"
 
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t got_signal;	/* the last SIGTERM, SIGHUP or SIGINT */
+
+struct record_opts {
+	const char *hz;			/* as given, or NULL */
+	unsigned long hzv;
+	int stacks;
+	const char *dir;		/* as given, or NULL */
+	int noexec;
+	const char *clock;		/* as given, or NULL (auto) */
+	const char *pids;		/* -p */
+};
 
 static int
 usage(FILE *f)
 {
 	fprintf(f, "usage: profil record [-F HZ] [-g] [-o DIR] [-x] [--clock CLOCK] -- COMMAND "
 	    "[ARGS...]\n"
+	    "       profil record [-F HZ] [-g] [-o DIR] -p PID[,PID...]\n"
 	    "  -F, --freq HZ   samples per second of each thread's CPU time, 1..20000\n"
 	    "                  (default 1000)\n"
 	    "  -g, --call-graph  record call stacks (frame pointers)\n"
 	    "  -o, --output DIR  where the profiles go (default ./profil.out/)\n"
+	    "  -p, --pid PIDS  attach to running processes until they exit or SIGINT\n"
 	    "  -x, --no-exec   do not record the programs COMMAND's processes exec\n"
-	    "  --clock CLOCK   auto (default: ring where perf events are allowed, else\n"
-	    "                  timer or perf), ring (perf ring buffers, no signals), perf\n"
-	    "                  (perf events and a signal per sample) or timer (per-thread\n"
-	    "                  CPU timers and a signal)\n");
+	    "  --clock CLOCK   auto (default: outside where perf events are allowed, else\n"
+	    "                  inside), outside (perf events read by profil, nothing\n"
+	    "                  loaded into the program), or inside the program: ring (perf\n"
+	    "                  ring buffers), perf (perf events and a signal per sample)\n"
+	    "                  or timer (per-thread CPU timers and a signal)\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -168,72 +192,40 @@ note_profiles(const char *dir, time_t since)
 	closedir(dp);
 }
 
-int
-profil_cmd_record(int argc, char **argv)
+/* The status of a command that ended, as a shell gives it; a signal is said on stderr. */
+static int
+command_status(int status, const char *cmd)
 {
-	static const struct option longopts[] = {
-		{ "freq", required_argument, NULL, 'F' },
-		{ "call-graph", no_argument, NULL, 'g' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "no-exec", no_argument, NULL, 'x' },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *hz = NULL, *dir = NULL, *clock = NULL;
+	if (WIFSIGNALED(status)) {
+		char what[96];
+		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+		snprintf(what, sizeof(what), "command killed by signal %d (SIG%s)",
+		    WTERMSIG(status), abbrev != NULL ? abbrev : "?");
+		profil_cmd_error(what, cmd);
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The inside recorder: COMMAND runs with libprofil-record.so preloaded, and each process
+ * writes its own file.
+ */
+static int
+record_inside(const struct record_opts *o, char **cmd)
+{
 	char lib[PATH_MAX + 64];
 	struct sigaction sa, ign;
-	unsigned long v;
-	int c, stacks = 0, noexec = 0, status;
+	int status;
 	time_t start = time(NULL);
 	pid_t pid;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:go:xh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (parse_hz(optarg, &v) < 0) {
-				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
-				return 2;
-			}
-			hz = optarg;
-			break;
-		case 'g':
-			stacks = 1;
-			break;
-		case 'o':
-			dir = optarg;
-			break;
-		case 'x':
-			noexec = 1;
-			break;
-		case 'c':
-			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "timer") != 0 &&
-			    strcmp(optarg, "perf") != 0 && strcmp(optarg, "ring") != 0) {
-				profil_cmd_error("unknown clock", optarg);
-				return 2;
-			}
-			clock = optarg;
-			break;
-		case 'h':
-			return usage(stdout);
-		default:
-			return usage(stderr);
-		}
-	}
-	if (optind >= argc) {
-		profil_cmd_error("no command to record", NULL);
-		return usage(stderr);
-	}
 	if (find_library(lib, sizeof(lib)) < 0) {
 		profil_cmd_error("recorder library not found", lib);
 		return 1;
 	}
-	if (dir != NULL && mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		profil_cmd_error("cannot create output directory", dir);
-		return 1;
-	}
-	if (setup_env(lib, hz, stacks, dir, noexec, clock) < 0) {
+	if (setup_env(lib, o->hz, o->stacks, o->dir, o->noexec, o->clock) < 0) {
 		profil_cmd_error("cannot set the environment", strerror(errno));
 		return 1;
 	}
@@ -244,8 +236,8 @@ profil_cmd_record(int argc, char **argv)
 		return 1;
 	}
 	if (pid == 0) {
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "profil: cannot run command: '%s': %s\n", argv[optind],
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "profil: cannot run command: '%s': %s\n", cmd[0],
 		    strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
@@ -265,15 +257,515 @@ profil_cmd_record(int argc, char **argv)
 			return 1;
 		}
 	}
-	note_profiles(dir != NULL ? dir : "profil.out", start);
-	if (WIFSIGNALED(status)) {
-		char what[96];
-		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+	note_profiles(o->dir != NULL ? o->dir : "profil.out", start);
+	return command_status(status, cmd[0]);
+}
 
-		snprintf(what, sizeof(what), "command killed by signal %d (SIG%s)",
-		    WTERMSIG(status), abbrev != NULL ? abbrev : "?");
-		profil_cmd_error(what, argv[optind]);
-		return 128 + WTERMSIG(status);
+/* The program execvp(3) would run for name: its path, through PATH when name has no '/'. */
+static int
+resolve_command(const char *name, char *out, size_t cap)
+{
+	const char *path = getenv("PATH"), *p;
+
+	if (strchr(name, '/') != NULL) {
+		snprintf(out, cap, "%s", name);
+		return access(out, X_OK);
 	}
-	return WEXITSTATUS(status);
+	for (p = path != NULL ? path : "/usr/local/bin:/usr/bin:/bin"; ; p++) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(out, cap, "%.*s%s%s", (int)n, n > 0 ? p : ".", "/", name);
+		if (access(out, X_OK) == 0)
+			return 0;
+		p += n;
+		if (*p == '\0')
+			return -1;
+	}
+}
+
+/*
+ * Whether the program is an ELF executable without an interpreter (statically linked): the
+ * inside recorder is a preloaded library, and nothing preloads into such a program.
+ */
+static int
+is_static_elf(const char *path)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	struct stat st;
+	size_t n, i;
+	int fd, r = 0;
+	Elf *e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e != NULL && elf_kind(e) == ELF_K_ELF && gelf_getehdr(e, &eh) != NULL &&
+	    eh.e_type == ET_EXEC && elf_getphdrnum(e, &n) == 0) {
+		r = 1;
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(e, (int)i, &ph) != NULL && ph.p_type == PT_INTERP)
+				r = 0;
+	}
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+	return r;
+}
+
+static void
+on_signal(int signo)
+{
+	got_signal = signo;
+}
+
+/*
+ * The output directory, made if missing, opened for the *at() calls.  A symbolic link there is
+ * followed only if it is the user's own: one planted by another user is refused.
+ */
+static int
+open_output(const char *dir)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		profil_cmd_error("cannot create output directory", dir);
+		fprintf(stderr, "profil: %s\n", strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid()) {
+		profil_cmd_error("output directory is another user's symbolic link", dir);
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "cannot open output directory (%s)", strerror(errno));
+		profil_cmd_error(what, dir);
+	}
+	return fd;
+}
+
+/* What the session says that the user should know: lost samples, a profile not written. */
+static int
+outside_report(struct profil_outside *s, const char *dir)
+{
+	struct profil_outside_stats st;
+	char what[160];
+
+	profil_outside_stats(s, &st);
+	if (st.lost > 0) {
+		snprintf(what, sizeof(what), "%llu samples lost on full perf ring buffers "
+		    "(a lower -F loses fewer)", (unsigned long long)st.lost);
+		profil_cmd_error(what, dir);
+	}
+	if (st.throttled > 0)
+		profil_cmd_error("the kernel throttled sampling (kernel.perf_event_max_sample_rate)",
+		    dir);
+	if (st.write_error != 0) {
+		snprintf(what, sizeof(what), "cannot write profile (%s)", strerror(st.write_error));
+		profil_cmd_error(what, st.write_error_path);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+signals_take(sigset_t *blocked, sigset_t *old, int forward_only)
+{
+	static const int sigs[] = { SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(blocked);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(blocked, sigs[i]);
+	sigprocmask(SIG_BLOCK, blocked, old);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* A command's terminal sends it SIGINT and SIGQUIT itself: it decides. */
+		if (forward_only && (sigs[i] == SIGINT || sigs[i] == SIGQUIT)) {
+			struct sigaction ign;
+
+			memset(&ign, 0, sizeof(ign));
+			ign.sa_handler = SIG_IGN;
+			sigaction(sigs[i], &ign, NULL);
+			continue;
+		}
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+/*
+ * Waits for the rings, the processes' pidfds and our signals, reading the rings as they fill
+ * and at least every 100 ms, and writing running images about once a second.  Returns when
+ * done() says so.
+ */
+static void
+outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const sigset_t *wait_mask,
+    int (*done)(void *arg), void *arg)
+{
+	struct pollfd fds[512 + 64];
+	uint64_t last_snapshot = 0;
+
+	for (;;) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		size_t n = profil_outside_pollfds(s, fds, 512), i;
+		struct timespec now;
+		uint64_t ms;
+
+		for (i = 0; i < npidfds && n < sizeof(fds) / sizeof(fds[0]); i++) {
+			fds[n].fd = pidfds[i];
+			fds[n].events = POLLIN;
+			fds[n++].revents = 0;
+		}
+		ppoll(fds, n, &ts, wait_mask);
+		profil_outside_read(s, 0);
+		if (done(arg))
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+		if (ms - last_snapshot >= 1000) {
+			if (last_snapshot != 0)
+				profil_outside_snapshot(s);
+			last_snapshot = ms;
+		}
+	}
+}
+
+struct command_wait {
+	pid_t pid;
+	int status;
+};
+
+static int
+command_done(void *arg)
+{
+	struct command_wait *w = arg;
+
+	if (got_signal == SIGTERM || got_signal == SIGHUP) {
+		kill(w->pid, got_signal);
+		got_signal = 0;
+	}
+	return waitpid(w->pid, &w->status, WNOHANG) == w->pid;
+}
+
+/*
+ * The outside recorder on a command: forked, held before exec until its events are open (the
+ * kernel enables them at the exec), then released.  Returns the exit status, or -1 when perf
+ * events were refused before the command ran (*refused then holds the errno).
+ */
+static int
+record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
+{
+	struct profil_outside_opts so = { 0 };
+	struct profil_outside *s;
+	struct command_wait w = { 0, 0 };
+	sigset_t blocked, old;
+	char err[512] = "", go;
+	int pipefd[2], pidfd, r, rc;
+
+	so.hz = (unsigned int)o->hzv;
+	so.depth = o->stacks ? 128 : 1;
+	so.follow_exec = !o->noexec;
+	so.dirfd = dirfd;
+	if (profil_outside_new(&so, &s) < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
+		profil_cmd_error("cannot start recording", strerror(errno));
+		return 1;
+	}
+	fflush(NULL);
+	w.pid = fork();
+	if (w.pid < 0) {
+		profil_cmd_error("cannot fork", strerror(errno));
+		return 1;
+	}
+	if (w.pid == 0) {
+		/* Released by one byte; end of file means the recorder gave up. */
+		close(pipefd[1]);
+		if (read(pipefd[0], &go, 1) != 1)
+			_exit(127);
+		close(pipefd[0]);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "profil: cannot run command: '%s': %s\n", cmd[0],
+		    strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(pipefd[0]);
+	child_pid = w.pid;
+	r = profil_outside_start(s, w.pid, err, sizeof(err));
+	if (r < 0) {
+		close(pipefd[1]);
+		waitpid(w.pid, NULL, 0);
+		profil_outside_free(s);
+		if (r == -EACCES || r == -EPERM || r == -ENOSYS || r == -ENOENT) {
+			*refused = -r;
+			return -1;
+		}
+		profil_cmd_error(err, cmd[0]);
+		return 1;
+	}
+	signals_take(&blocked, &old, 1);
+	pidfd = (int)syscall(SYS_pidfd_open, w.pid, 0);
+	go = 'x';
+	if (write(pipefd[1], &go, 1) != 1) {
+		profil_cmd_error("cannot start the command", strerror(errno));
+		kill(w.pid, SIGKILL);
+	}
+	close(pipefd[1]);
+	outside_loop(s, &pidfd, pidfd >= 0 ? 1 : 0, &old, command_done, &w);
+	if (pidfd >= 0)
+		close(pidfd);
+	profil_outside_finish(s);
+	profil_outside_status(s, w.pid, w.status);
+	rc = outside_report(s, o->dir != NULL ? o->dir : "profil.out");
+	profil_outside_free(s);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	r = command_status(w.status, cmd[0]);
+	return r == 0 && rc < 0 ? 1 : r;
+}
+
+struct attach_wait {
+	const pid_t *pids;
+	size_t n;
+};
+
+/* Attached processes: done when each has ended, or when we are told to stop. */
+static int
+attach_done(void *arg)
+{
+	const struct attach_wait *w = arg;
+	size_t i;
+
+	if (got_signal == SIGINT || got_signal == SIGTERM || got_signal == SIGHUP)
+		return 1;
+	for (i = 0; i < w->n; i++)
+		if (kill(w->pids[i], 0) == 0 || errno != ESRCH)
+			return 0;
+	return 1;
+}
+
+/*
+ * profil record -p: the events are put on the running processes, which are never stopped or
+ * touched otherwise; at the end the events are closed and they run on.
+ */
+static int
+record_attach(const struct record_opts *o, int dirfd)
+{
+	struct profil_outside_opts so = { 0 };
+	struct profil_outside *s;
+	struct attach_wait w;
+	struct rlimit rl;
+	sigset_t blocked, old;
+	pid_t pids[64];
+	int pidfds[64];
+	char err[512] = "";
+	const char *p = o->pids;
+	size_t n = 0, i;
+	int r, rc;
+
+	while (*p != '\0') {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno != 0 || end == p || v <= 0 || v > INT32_MAX || (*end != ',' &&
+		    *end != '\0') || n == sizeof(pids) / sizeof(pids[0])) {
+			profil_cmd_error("-p takes up to 64 process ids, separated by commas",
+			    o->pids);
+			return 2;
+		}
+		pids[n++] = (pid_t)v;
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (n == 0) {
+		profil_cmd_error("-p takes up to 64 process ids, separated by commas", o->pids);
+		return 2;
+	}
+	/* One descriptor per thread and CPU: as many as we may have. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	so.hz = (unsigned int)o->hzv;
+	so.depth = o->stacks ? 128 : 1;
+	so.follow_exec = 1;
+	so.dirfd = dirfd;
+	if (profil_outside_new(&so, &s) < 0) {
+		profil_cmd_error("cannot start recording", strerror(errno));
+		return 1;
+	}
+	signals_take(&blocked, &old, 0);
+	for (i = 0; i < n; i++) {
+		char subject[32];
+
+		r = profil_outside_attach(s, pids[i], err, sizeof(err));
+		if (r < 0) {
+			char what[600];
+
+			snprintf(subject, sizeof(subject), "%d", pids[i]);
+			snprintf(what, sizeof(what), "cannot attach (%s)", err[0] != '\0' ? err :
+			    strerror(-r));
+			profil_cmd_error(what, subject);
+			profil_outside_free(s);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			return 1;
+		}
+		pidfds[i] = (int)syscall(SYS_pidfd_open, pids[i], 0);
+	}
+	w.pids = pids;
+	w.n = n;
+	{
+		int live[64];
+		size_t nlive = 0;
+
+		for (i = 0; i < n; i++)
+			if (pidfds[i] >= 0)
+				live[nlive++] = pidfds[i];
+		outside_loop(s, live, nlive, &old, attach_done, &w);
+	}
+	for (i = 0; i < n; i++)
+		if (pidfds[i] >= 0)
+			close(pidfds[i]);
+	profil_outside_finish(s);
+	rc = outside_report(s, o->dir != NULL ? o->dir : "profil.out");
+	profil_outside_free(s);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc < 0 ? 1 : 0;
+}
+
+static void
+say_inside(int e, const char *cmd)
+{
+	char what[200], v[32] = "?";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+
+	if (f != NULL) {
+		if (fgets(v, sizeof(v), f) == NULL)
+			snprintf(v, sizeof(v), "?");
+		v[strcspn(v, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid=%s): "
+	    "recording from inside the program", strerror(e), v);
+	profil_cmd_error(what, cmd);
+}
+
+int
+profil_cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "freq", required_argument, NULL, 'F' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-exec", no_argument, NULL, 'x' },
+		{ "clock", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct record_opts o = { NULL, 1000, 0, NULL, 0, NULL, NULL };
+	char prog[PATH_MAX];
+	int c, dirfd, r, refused = 0, outside;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+F:go:xp:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (parse_hz(optarg, &o.hzv) < 0) {
+				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
+				return 2;
+			}
+			o.hz = optarg;
+			break;
+		case 'g':
+			o.stacks = 1;
+			break;
+		case 'o':
+			o.dir = optarg;
+			break;
+		case 'x':
+			o.noexec = 1;
+			break;
+		case 'p':
+			o.pids = optarg;
+			break;
+		case 'c':
+			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "timer") != 0 &&
+			    strcmp(optarg, "perf") != 0 && strcmp(optarg, "ring") != 0 &&
+			    strcmp(optarg, "outside") != 0) {
+				profil_cmd_error("unknown clock", optarg);
+				return 2;
+			}
+			o.clock = optarg;
+			break;
+		case 'h':
+			return usage(stdout);
+		default:
+			return usage(stderr);
+		}
+	}
+	if (o.pids != NULL && optind < argc) {
+		profil_cmd_error("-p and a command are one or the other", argv[optind]);
+		return usage(stderr);
+	}
+	if (o.pids == NULL && optind >= argc) {
+		profil_cmd_error("no command to record", NULL);
+		return usage(stderr);
+	}
+	outside = o.clock == NULL || strcmp(o.clock, "auto") == 0 ||
+	    strcmp(o.clock, "outside") == 0;
+	if (o.pids != NULL && !outside) {
+		profil_cmd_error("-p records from outside: it takes no inside clock", o.clock);
+		return 2;
+	}
+	if (outside) {
+		r = profil_outside_probe();
+		if (r < 0 && (o.pids != NULL || (o.clock != NULL &&
+		    strcmp(o.clock, "outside") == 0))) {
+			char what[200];
+
+			snprintf(what, sizeof(what), "perf events refused (%s)", strerror(-r));
+			profil_cmd_error(what, o.pids != NULL ? o.pids : argv[optind]);
+			return 1;
+		}
+		if (r < 0) {
+			outside = 0;
+			refused = -r;
+		}
+	}
+	dirfd = open_output(o.dir != NULL ? o.dir : "profil.out");
+	if (dirfd < 0)
+		return 1;
+	if (o.pids != NULL) {
+		r = record_attach(&o, dirfd);
+		close(dirfd);
+		return r;
+	}
+	if (outside) {
+		r = record_outside(&o, argv + optind, dirfd, &refused);
+		if (r >= 0) {
+			close(dirfd);
+			return r;
+		}
+	}
+	close(dirfd);
+	if (refused != 0)
+		say_inside(refused, argv[optind]);
+	/* Nothing preloads into a static program: said, rather than a silent empty run. */
+	if (resolve_command(argv[optind], prog, sizeof(prog)) == 0 && is_static_elf(prog)) {
+		profil_cmd_error("a statically linked program cannot be recorded from inside; "
+		    "perf events are needed", prog);
+		return 1;
+	}
+	return record_inside(&o, argv + optind);
 }

@@ -46,8 +46,12 @@ enum profil_exit_kind {
 					   file */
 };
 
-/* header.clock beyond enum profil_clock: perf events written to ring buffers, no signal. */
-#define PROFIL_FILE_CLOCK_RING	3
+/*
+ * header.clock beyond enum profil_clock: perf events written to ring buffers, no signal; read
+ * inside the process (ring) or by the profil process from outside it (outside).
+ */
+#define PROFIL_FILE_CLOCK_RING		3
+#define PROFIL_FILE_CLOCK_OUTSIDE	4
 
 /* header.flags */
 #define PROFIL_HDR_STACKS	0x1	/* samples carry call stacks (-g) */
@@ -60,7 +64,7 @@ struct profil_file_header {
 	uint32_t pid;
 	uint32_t ppid;
 	uint32_t requested_hz;
-	uint32_t clock;			/* 1 timer, 2 perf (a signal per sample), 3 ring */
+	uint32_t clock;			/* 1 timer, 2 perf (a signal per sample), 3 ring, 4 outside */
 	uint64_t achieved_mhz;		/* achieved rate, mHz: ticks per CPU second */
 	uint64_t start_ns;		/* CLOCK_REALTIME at start */
 	uint64_t end_ns;		/* CLOCK_REALTIME at the last flush */

@@ -421,6 +421,8 @@ profil_file_clock_name(uint32_t clock)
 		return "perf";
 	case PROFIL_FILE_CLOCK_RING:
 		return "ring";
+	case PROFIL_FILE_CLOCK_OUTSIDE:
+		return "outside";
 	default:
 		return "unknown";
 	}

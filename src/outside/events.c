@@ -1,0 +1,490 @@
+/*
+ * The kernel's side of the outside recorder: one perf task-clock event per CPU on the recorded
+ * process, inherited by every thread and child it makes from then on, each CPU's event owning
+ * a ring buffer that the kernel writes samples and side-band records into (mmap with the
+ * file's build-id, comm and exec, fork, exit, lost).  An event on one CPU only may be mmapped
+ * with inherit set; a per-thread one (cpu -1) may not, so this is what `perf record` does too.
+ * Reading copies the records out, and a queue puts them in time order across the CPUs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session.h"
+
+#define DEFAULT_PAGES	64	/* 256 KiB a CPU: half of an unprivileged user's allowance */
+#define STACK_PAGES	128	/* with call chains: the whole allowance of 516 KiB */
+#define MIN_PAGES	8
+
+uint64_t
+profil_outside_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A sysctl's value as text for a message, or "?". */
+static void
+sysctl_text(const char *path, char *out, size_t cap)
+{
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0) {
+		n = read(fd, out, cap - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		snprintf(out, cap, "?");
+		return;
+	}
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* Why the kernel refused: the limit involved, named so the user can act on it. */
+static void
+explain(int e, const char *what, char *err, size_t errlen)
+{
+	char v[32];
+
+	if (err == NULL || errlen == 0)
+		return;
+	switch (e) {
+	case EACCES:
+	case EPERM:
+		sysctl_text("/proc/sys/kernel/perf_event_paranoid", v, sizeof(v));
+		snprintf(err, errlen, "%s: %s (kernel.perf_event_paranoid=%s, or no ptrace access "
+		    "to the process)", what, strerror(e), v);
+		break;
+	case EMFILE:
+	case ENFILE:
+		snprintf(err, errlen, "%s: %s (RLIMIT_NOFILE: one descriptor per CPU and thread)",
+		    what, strerror(e));
+		break;
+	default:
+		snprintf(err, errlen, "%s: %s", what, strerror(e));
+		break;
+	}
+}
+
+static int
+perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static unsigned int
+max_stack(void)
+{
+	char v[32];
+	unsigned long n;
+
+	sysctl_text("/proc/sys/kernel/perf_event_max_stack", v, sizeof(v));
+	n = strtoul(v, NULL, 10);
+	return n > 0 && n < 1024 ? (unsigned int)n : 127;
+}
+
+static void
+attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec, size_t ring)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = PERF_TYPE_SOFTWARE;
+	a->size = sizeof(*a);
+	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	a->sample_period = s->period_ns;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+	    (s->opts.depth > 1 ? PERF_SAMPLE_CALLCHAIN : 0);
+	a->disabled = on_exec;
+	a->enable_on_exec = on_exec;
+	a->inherit = 1;
+	/* User space only: what perf_event_paranoid 2 allows, and what a profile of a program is. */
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->build_id = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	/* One clock for every CPU's records, so that they can be put in order. */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	/* Woken when a ring is half full; otherwise read on the recorder's own period. */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(ring / 2);
+	if (s->opts.depth > 1) {
+		unsigned int m = max_stack();
+
+		a->sample_max_stack = (uint16_t)(s->opts.depth - 1 < m ? s->opts.depth - 1 : m);
+	}
+}
+
+/* Opens one event, without build-ids in mmap records on a kernel too old for them. */
+static int
+event_open(const struct profil_outside *s, pid_t pid, int cpu, int on_exec, size_t ring)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	attr_init(s, &a, on_exec, ring);
+	fd = perf_open(&a, pid, cpu);
+	if (fd < 0 && errno == EINVAL) {
+		a.build_id = 0;
+		fd = perf_open(&a, pid, cpu);
+	}
+	return fd;
+}
+
+int
+profil_outside_probe(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = 1000000;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = perf_open(&a, 0, -1);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int
+fd_keep(struct profil_outside *s, int fd)
+{
+	if (s->nfds == s->fdcap) {
+		size_t cap = s->fdcap ? s->fdcap * 2 : 16;
+		int *p = realloc(s->fds, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		s->fds = p;
+		s->fdcap = cap;
+	}
+	s->fds[s->nfds++] = fd;
+	return 0;
+}
+
+/* The CPUs online, from /sys (a list such as "0-3,6"); at most cap of them. */
+static size_t
+cpus_online(int *cpus, size_t cap)
+{
+	char buf[4096], *p;
+	size_t n = 0;
+	ssize_t len = -1;
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (len <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		for (long i = 0; i < c && n < cap; i++)
+			cpus[n++] = (int)i;
+		return n;
+	}
+	buf[len] = '\0';
+	for (p = buf; *p != '\0' && *p != '\n';) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long i = lo; i <= hi && n < cap; i++)
+			cpus[n++] = (int)i;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+/*
+ * The events of pid, one per CPU, each with its ring.  Unprivileged, ring pages are charged to
+ * kernel.perf_event_mlock_kb (per CPU) and then RLIMIT_MEMLOCK: a refused ring is retried
+ * smaller before giving up.
+ */
+int
+profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char *err,
+    size_t errlen)
+{
+	static int cpus[4096];
+	long page = sysconf(_SC_PAGESIZE);
+	size_t ncpu = cpus_online(cpus, sizeof(cpus) / sizeof(cpus[0])), i;
+	size_t pages = s->opts.ring_pages ? s->opts.ring_pages :
+	    s->opts.depth > 1 ? STACK_PAGES : DEFAULT_PAGES;
+
+	s->rings = calloc(ncpu, sizeof(*s->rings));
+	if (s->rings == NULL)
+		return -ENOMEM;
+	for (i = 0; i < ncpu; i++) {
+		struct profil_outside_ring *r = &s->rings[i];
+		void *m = MAP_FAILED;
+		int fd, e;
+
+		fd = event_open(s, pid, cpus[i], on_exec, pages * (size_t)page);
+		if (fd < 0) {
+			e = errno;
+			explain(e, "cannot open perf events", err, errlen);
+			return -e;
+		}
+		if (fd_keep(s, fd) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		for (;;) {
+			m = mmap(NULL, (pages + 1) * (size_t)page, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, fd, 0);
+			if (m != MAP_FAILED || (errno != EPERM && errno != ENOMEM) ||
+			    pages <= MIN_PAGES)
+				break;
+			pages /= 2;
+		}
+		if (m == MAP_FAILED) {
+			char v[32];
+
+			e = errno;
+			sysctl_text("/proc/sys/kernel/perf_event_mlock_kb", v, sizeof(v));
+			snprintf(err, errlen, "cannot map a perf ring buffer: %s "
+			    "(kernel.perf_event_mlock_kb=%s per CPU, then RLIMIT_MEMLOCK)",
+			    strerror(e), v);
+			return -e;
+		}
+		r->fd = fd;
+		r->cpu = cpus[i];
+		r->map = m;
+		r->data = (uint8_t *)m + page;
+		r->size = pages * (size_t)page;
+		r->map_len = (pages + 1) * (size_t)page;
+		s->nrings++;
+	}
+	return 0;
+}
+
+/* One more thread of an attached process: an event per CPU, written to that CPU's ring. */
+int
+profil_outside_event_add(struct profil_outside *s, pid_t tid, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrings; i++) {
+		int fd = event_open(s, tid, s->rings[i].cpu, 0, s->rings[i].size), e;
+
+		if (fd < 0) {
+			e = errno;
+			explain(e, "cannot open perf events", err, errlen);
+			return -e;
+		}
+		if (fd_keep(s, fd) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) != 0) {
+			e = errno;
+			explain(e, "cannot redirect a perf event to its ring", err, errlen);
+			return -e;
+		}
+	}
+	return 0;
+}
+
+void
+profil_outside_events_close(struct profil_outside *s)
+{
+	size_t i;
+
+	/* Disabled first, so that no record is written between the last read and the close. */
+	for (i = 0; i < s->nfds; i++)
+		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	profil_outside_read(s, 1);
+	for (i = 0; i < s->nrings; i++)
+		munmap(s->rings[i].map, s->rings[i].map_len);
+	for (i = 0; i < s->nfds; i++)
+		close(s->fds[i]);
+	free(s->rings);
+	free(s->fds);
+	s->rings = NULL;
+	s->fds = NULL;
+	s->nrings = s->nfds = s->fdcap = 0;
+}
+
+size_t
+profil_outside_pollfds(const struct profil_outside *s, struct pollfd *fds, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrings && i < max; i++) {
+		fds[i].fd = s->rings[i].fd;
+		fds[i].events = POLLIN;
+		fds[i].revents = 0;
+	}
+	return i;
+}
+
+static void
+ring_copy(const struct profil_outside_ring *r, uint64_t from, void *dst, size_t n)
+{
+	size_t off = (size_t)(from & (r->size - 1));
+	size_t first = r->size - off < n ? r->size - off : n;
+
+	memcpy(dst, r->data + off, first);
+	memcpy((uint8_t *)dst + first, r->data, n - first);
+}
+
+/*
+ * The time of a record: a sample has it after its ip and pid/tid; every other record carries
+ * it last, in the sample_id trailer (pid/tid, time) that sample_id_all adds.
+ */
+static uint64_t
+record_time(const uint8_t *rec, size_t len)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint64_t t = 0;
+
+	if (h->type == PERF_RECORD_SAMPLE && len >= 32)
+		memcpy(&t, rec + 24, 8);
+	else if (h->type != PERF_RECORD_SAMPLE && len >= 8 + 16)
+		memcpy(&t, rec + len - 8, 8);
+	return t;
+}
+
+static int
+queue_push(struct profil_outside *s, const struct profil_outside_ring *r, uint64_t tail,
+    size_t len)
+{
+	struct profil_outside_rec *q;
+
+	if (s->arena_len + len > s->arena_cap) {
+		size_t cap = s->arena_cap ? s->arena_cap : 64 * 1024;
+		uint8_t *a;
+
+		while (cap < s->arena_len + len)
+			cap *= 2;
+		a = realloc(s->arena, cap);
+		if (a == NULL)
+			return -ENOMEM;
+		s->arena = a;
+		s->arena_cap = cap;
+	}
+	if (s->nqueue == s->queuecap) {
+		size_t cap = s->queuecap ? s->queuecap * 2 : 1024;
+
+		q = realloc(s->queue, cap * sizeof(*q));
+		if (q == NULL)
+			return -ENOMEM;
+		s->queue = q;
+		s->queuecap = cap;
+	}
+	ring_copy(r, tail, s->arena + s->arena_len, len);
+	q = &s->queue[s->nqueue++];
+	q->off = s->arena_len;
+	q->len = (uint32_t)len;
+	q->seq = s->seq++;
+	q->time = record_time(s->arena + q->off, len);
+	s->arena_len += len;
+	return 0;
+}
+
+static void
+ring_read(struct profil_outside *s, struct profil_outside_ring *r)
+{
+	struct perf_event_mmap_page *meta = r->map;
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail;
+
+	while (tail < head) {
+		struct perf_event_header h;
+
+		ring_copy(r, tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail)
+			break;
+		/* Out of memory: the record is dropped, and counted as lost. */
+		if (queue_push(s, r, tail, h.size) < 0)
+			s->stats.lost++;
+		tail += h.size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int
+rec_cmp(const void *a, const void *b)
+{
+	const struct profil_outside_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Every ring is read; then the records older than the start of the previous read are applied
+ * in time order.  A record is in its ring within microseconds of its time stamp, so anything
+ * stamped before the previous read began has been read by now, from whichever CPU.
+ */
+void
+profil_outside_read(struct profil_outside *s, int final)
+{
+	uint64_t now = profil_outside_monotonic_ns(), limit = s->last_read;
+	size_t i, done, keep = 0, arena = 0;
+
+	for (i = 0; i < s->nrings; i++)
+		ring_read(s, &s->rings[i]);
+	s->last_read = now;
+	if (s->nqueue == 0)
+		return;
+	qsort(s->queue, s->nqueue, sizeof(*s->queue), rec_cmp);
+	for (done = 0; done < s->nqueue; done++) {
+		const struct profil_outside_rec *q = &s->queue[done];
+
+		if (!final && q->time >= limit)
+			break;
+		profil_outside_apply(s, s->arena + q->off, q->len);
+	}
+	/* What waits moves to the front of the arena, in its new order. */
+	if (done < s->nqueue) {
+		uint8_t *a = malloc(s->arena_cap);
+
+		if (a != NULL) {
+			for (i = done; i < s->nqueue; i++) {
+				struct profil_outside_rec *q = &s->queue[i];
+
+				memcpy(a + arena, s->arena + q->off, q->len);
+				q->off = arena;
+				arena += q->len;
+				s->queue[keep++] = *q;
+			}
+			free(s->arena);
+			s->arena = a;
+		} else {
+			/* Cannot compact: apply everything now rather than lose it. */
+			for (i = done; i < s->nqueue; i++)
+				profil_outside_apply(s, s->arena + s->queue[i].off,
+				    s->queue[i].len);
+		}
+	}
+	s->nqueue = keep;
+	s->arena_len = arena;
+}

@@ -1,0 +1,930 @@
+/*
+ * What the kernel's records say about each process image: its executable mappings (with the
+ * epoch rule of docs/FORMAT.md: a mapping replaced by another at an overlapping address ends,
+ * and samples taken after are told apart), its threads and their names, and its samples
+ * counted once per distinct (thread, epoch, stack).  An image ends at its process's exit or
+ * exec, and is then written to its file and freed: memory follows the processes alive.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <elfutils/libdwelf.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "session.h"
+
+static uint64_t
+mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static char *
+dup_n(const char *p, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s != NULL) {
+		memcpy(s, p, n);
+		s[n] = '\0';
+	}
+	return s;
+}
+
+/* ---- pids ---- */
+
+struct pid_key {
+	const struct profil_outside *s;
+	pid_t pid;
+};
+
+static int
+pid_same(const void *arg, size_t row)
+{
+	const struct pid_key *k = arg;
+
+	return k->s->pids[row].pid == k->pid;
+}
+
+static struct profil_outside_pid *
+pid_row(struct profil_outside *s, pid_t pid)
+{
+	struct pid_key k = { s, pid };
+	ssize_t row;
+
+	if (s->npids == s->pidcap) {
+		size_t cap = s->pidcap ? s->pidcap * 2 : 64;
+		struct profil_outside_pid *p = realloc(s->pids, cap * sizeof(*p));
+
+		if (p == NULL)
+			return NULL;
+		s->pids = p;
+		s->pidcap = cap;
+	}
+	row = profil_index_get(&s->pid_index, mix(0, (uint64_t)pid), pid_same, &k, s->npids);
+	if (row < 0)
+		return NULL;
+	if ((size_t)row == s->npids) {
+		s->pids[row].pid = pid;
+		s->pids[row].image = NULL;
+		s->npids++;
+	}
+	return &s->pids[row];
+}
+
+/* ---- images ---- */
+
+static void
+image_free(struct profil_outside_image *im)
+{
+	size_t i;
+
+	if (im == NULL)
+		return;
+	for (i = 0; i < im->nmaps; i++)
+		free(im->maps[i].m.path);
+	free(im->maps);
+	free(im->threads);
+	profil_index_release(&im->thread_index);
+	free(im->entries);
+	profil_index_release(&im->entry_index);
+	free(im->pool);
+	free(im->progname);
+	free(im->exe);
+	free(im->name);
+	free(im);
+}
+
+static struct profil_outside_image *
+image_new(struct profil_outside *s, pid_t pid, const char *progname, const char *exe)
+{
+	struct profil_outside_pid *row = pid_row(s, pid);
+	struct profil_outside_image *im;
+
+	if (row == NULL)
+		return NULL;
+	im = calloc(1, sizeof(*im));
+	if (im == NULL)
+		return NULL;
+	im->pid = pid;
+	im->progname = strdup(progname != NULL ? progname : "");
+	im->exe = strdup(exe != NULL ? exe : "");
+	im->exit_kind = PROFIL_EXIT_RUNNING;
+	im->exit_code = -1;
+	if (im->progname == NULL || im->exe == NULL) {
+		image_free(im);
+		return NULL;
+	}
+	/* A pid whose last image never saw its end (records lost) ends now. */
+	if (row->image != NULL)
+		profil_outside_image_end(s, row->image, PROFIL_EXIT_RUNNING, -1);
+	row->image = im;
+	s->stats.processes++;
+	return im;
+}
+
+struct thread_key {
+	const struct profil_outside_image *im;
+	uint32_t tid;
+};
+
+static int
+thread_same(const void *arg, size_t row)
+{
+	const struct thread_key *k = arg;
+
+	return k->im->threads[row].tid == k->tid;
+}
+
+/* The thread's row, added (without a name) if new; NULL without memory. */
+static struct profil_outside_thread *
+thread_of(struct profil_outside_image *im, uint32_t tid)
+{
+	struct thread_key k = { im, tid };
+	ssize_t row;
+
+	if (im->nthreads == im->threadcap) {
+		size_t cap = im->threadcap ? im->threadcap * 2 : 8;
+		struct profil_outside_thread *p = realloc(im->threads, cap * sizeof(*p));
+
+		if (p == NULL)
+			return NULL;
+		im->threads = p;
+		im->threadcap = cap;
+	}
+	row = profil_index_get(&im->thread_index, mix(1, tid), thread_same, &k, im->nthreads);
+	if (row < 0)
+		return NULL;
+	if ((size_t)row == im->nthreads) {
+		im->threads[row].tid = tid;
+		im->threads[row].name[0] = '\0';
+		im->threads[row].alive = 0;
+		im->nthreads++;
+	}
+	return &im->threads[row];
+}
+
+/* A thread starts or ends: the process lives while one of its threads does. */
+static void
+thread_alive(struct profil_outside_image *im, uint32_t tid, int alive)
+{
+	struct profil_outside_thread *t = thread_of(im, tid);
+
+	if (t == NULL || t->alive == alive)
+		return;
+	t->alive = alive;
+	im->live_threads += alive ? 1 : -1;
+}
+
+static void
+thread_name(struct profil_outside_image *im, uint32_t tid, const char *name, size_t n)
+{
+	struct profil_outside_thread *t = thread_of(im, tid);
+
+	if (t == NULL)
+		return;
+	if (n >= sizeof(t->name))
+		n = sizeof(t->name) - 1;
+	memcpy(t->name, name, n);
+	t->name[n] = '\0';
+}
+
+/* The GNU build-id of an ELF file, through elfutils; 0 when there is none or no regular file. */
+static uint32_t
+file_build_id(const char *path, uint8_t *id)
+{
+	const void *p;
+	struct stat st;
+	ssize_t n = 0;
+	Elf *e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e != NULL) {
+		n = dwelf_elf_gnu_build_id(e, &p);
+		if (n > 0 && n <= PROFIL_FORMAT_MAX_BUILD_ID)
+			memcpy(id, p, (size_t)n);
+		else
+			n = 0;
+		elf_end(e);
+	}
+	close(fd);
+	return (uint32_t)n;
+}
+
+/*
+ * A new executable mapping: the live ones it overlaps end in the current epoch, and the
+ * samples from now on have the next.  Only files and the vDSO are kept: anonymous code has no
+ * file to name it from.
+ */
+static void
+map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t start,
+    uint64_t len, uint64_t pgoff, uint32_t prot, const uint8_t *bid, uint32_t bidlen,
+    const char *path, size_t plen, uint64_t when)
+{
+	struct profil_outside_map *m;
+	int ended = 0;
+	size_t i;
+
+	for (i = 0; i < im->nmaps; i++) {
+		m = &im->maps[i];
+		if (m->live && m->m.start < start + len && start < m->m.end) {
+			m->live = 0;
+			m->m.unload_epoch = im->epoch;
+			m->m.unload_ns = when;
+			ended = 1;
+		}
+	}
+	if (ended)
+		im->epoch++;
+	if (plen == 0 || (path[0] != '/' && !(plen == 6 && memcmp(path, "[vdso]", 6) == 0)))
+		return;
+	if (plen > PROFIL_FORMAT_MAX_PATH)
+		plen = PROFIL_FORMAT_MAX_PATH;
+	if (im->nmaps == im->mapcap) {
+		size_t cap = im->mapcap ? im->mapcap * 2 : 16;
+		struct profil_outside_map *p = realloc(im->maps, cap * sizeof(*p));
+
+		if (p == NULL)
+			return;
+		im->maps = p;
+		im->mapcap = cap;
+	}
+	m = &im->maps[im->nmaps];
+	memset(m, 0, sizeof(*m));
+	m->m.path = dup_n(path, plen);
+	if (m->m.path == NULL)
+		return;
+	m->m.start = start;
+	m->m.end = start + len;
+	m->m.offset = pgoff;
+	m->m.prot = prot & 7;
+	m->m.load_ns = when;
+	m->m.load_epoch = im->epoch;
+	m->m.unload_epoch = PROFIL_EPOCH_NEVER;
+	if (bidlen > 0) {
+		memcpy(m->m.build_id, bid, bidlen);
+		m->m.build_id_len = bidlen;
+	} else if (path[0] == '/') {
+		m->m.build_id_len = file_build_id(m->m.path, m->m.build_id);
+	}
+	m->live = 1;
+	im->nmaps++;
+	/* The first file mapped by an exec is the program (or a script's interpreter). */
+	if (im->exe[0] == '\0' && path[0] == '/') {
+		free(im->exe);
+		im->exe = strdup(m->m.path);
+		if (im->exe == NULL)
+			im->exe = strdup("");
+	}
+	(void)s;
+}
+
+/* ---- samples ---- */
+
+struct entry_key {
+	const struct profil_outside_image *im;
+	uint32_t tid, epoch, depth;
+	const uint64_t *pcs;
+};
+
+static int
+entry_same(const void *arg, size_t row)
+{
+	const struct entry_key *k = arg;
+	const struct profil_outside_entry *e = &k->im->entries[row];
+
+	return e->tid == k->tid && e->epoch == k->epoch && e->depth == k->depth &&
+	    memcmp(k->im->pool + e->pcs, k->pcs, k->depth * sizeof(*k->pcs)) == 0;
+}
+
+static int
+sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, uint32_t depth)
+{
+	struct entry_key k = { im, tid, im->epoch, depth, pcs };
+	uint64_t h = mix(mix(mix(2, tid), im->epoch), depth);
+	struct profil_outside_entry *e;
+	ssize_t row;
+	uint32_t i;
+
+	for (i = 0; i < depth; i++)
+		h = mix(h, pcs[i]);
+	if (im->nentries == im->entrycap) {
+		size_t cap = im->entrycap ? im->entrycap * 2 : 64;
+		struct profil_outside_entry *p = realloc(im->entries, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		im->entries = p;
+		im->entrycap = cap;
+	}
+	if (im->npool + depth > im->poolcap) {
+		size_t cap = im->poolcap ? im->poolcap : 256;
+		uint64_t *p;
+
+		while (cap < im->npool + depth)
+			cap *= 2;
+		p = realloc(im->pool, cap * sizeof(*p));
+		if (p == NULL)
+			return -ENOMEM;
+		im->pool = p;
+		im->poolcap = cap;
+	}
+	row = profil_index_get(&im->entry_index, h, entry_same, &k, im->nentries);
+	if (row < 0)
+		return -ENOMEM;
+	e = &im->entries[row];
+	if ((size_t)row == im->nentries) {
+		e->count = 0;
+		e->tid = tid;
+		e->epoch = im->epoch;
+		e->depth = depth;
+		e->pcs = im->npool;
+		memcpy(im->pool + im->npool, pcs, depth * sizeof(*pcs));
+		im->npool += depth;
+		im->nentries++;
+	}
+	e->count++;
+	return 0;
+}
+
+/* ---- reading /proc, for processes that ran before the events were opened ---- */
+
+static ssize_t
+read_small(const char *path, char *buf, size_t cap)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * The program's name for files and reports: comm, unless the kernel cut it at 15 bytes and the
+ * executable's name is the longer original.
+ */
+static void
+image_progname(struct profil_outside_image *im, const char *comm)
+{
+	const char *base = strrchr(im->exe, '/');
+	char *p;
+
+	base = base != NULL ? base + 1 : im->exe;
+	if (strlen(comm) == 15 && strncmp(base, comm, 15) == 0)
+		comm = base;
+	p = strdup(comm);
+	if (p != NULL) {
+		free(im->progname);
+		im->progname = p;
+	}
+}
+
+/* Mappings, threads and names of a running process, as /proc shows them now. */
+int
+profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image *im)
+{
+	char path[64], buf[4096], comm[64];
+	uint64_t now = profil_outside_monotonic_ns() + (uint64_t)s->realtime_offset;
+	struct dirent *d;
+	ssize_t n;
+	FILE *f;
+	DIR *dir;
+	char *line = NULL;
+	size_t cap = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", im->pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		free(im->exe);
+		im->exe = strdup(buf);
+		if (im->exe == NULL)
+			return -ENOMEM;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", im->pid);
+	if (read_small(path, comm, sizeof(comm)) > 0) {
+		comm[strcspn(comm, "\n")] = '\0';
+		image_progname(im, comm);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", im->pid);
+	if (read_small(path, buf, sizeof(buf)) > 0) {
+		char *p = strrchr(buf, ')');
+		int ppid;
+
+		if (p != NULL && sscanf(p + 1, " %*c %d", &ppid) == 1)
+			im->ppid = (uint32_t)ppid;
+	}
+	im->start_ns = now;
+	snprintf(path, sizeof(path), "/proc/%d/maps", im->pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+		    &at) < 4 || at == 0 || perms[2] != 'x' || end <= start)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		map_add(s, im, start, end - start, off,
+		    (perms[0] == 'r' ? 1u : 0u) | (perms[1] == 'w' ? 2u : 0u) | 4u, NULL, 0,
+		    line + at, strlen(line + at), now);
+	}
+	free(line);
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task", im->pid);
+	dir = opendir(path);
+	while (dir != NULL && (d = readdir(dir)) != NULL) {
+		char tpath[96];
+		long tid = strtol(d->d_name, NULL, 10);
+
+		if (tid <= 0)
+			continue;
+		snprintf(tpath, sizeof(tpath), "/proc/%d/task/%ld/comm", im->pid, tid);
+		if (read_small(tpath, comm, sizeof(comm)) < 0)
+			continue;
+		comm[strcspn(comm, "\n")] = '\0';
+		thread_name(im, (uint32_t)tid, comm, strlen(comm));
+		thread_alive(im, (uint32_t)tid, 1);
+	}
+	if (dir != NULL)
+		closedir(dir);
+	return 0;
+}
+
+struct profil_outside_image *
+profil_outside_image_of(struct profil_outside *s, pid_t pid, int create)
+{
+	struct profil_outside_pid *row = pid_row(s, pid);
+	struct profil_outside_image *im;
+
+	if (row == NULL)
+		return NULL;
+	if (row->image != NULL || !create)
+		return row->image;
+	/* Records of a process whose start was not seen (a lost record): ask /proc. */
+	im = image_new(s, pid, "", "");
+	if (im != NULL)
+		profil_outside_image_synth(s, im);
+	return im;
+}
+
+/* ---- writing ---- */
+
+/* A file name from a program name: no '/', no control character, not "." or "..". */
+static void
+safe_name(const char *in, char *out, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; in[i] != '\0' && i + 1 < cap; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		out[i] = c == '/' || c < 0x20 || c == 0x7f ? '_' : (char)c;
+	}
+	out[i] = '\0';
+	if (i == 0 || strcmp(out, ".") == 0 || strcmp(out, "..") == 0)
+		snprintf(out, cap, "_");
+}
+
+static int
+choose_name(struct profil_outside *s, struct profil_outside_image *im)
+{
+	char prog[PROFIL_FORMAT_MAX_NAME + 1], name[PROFIL_FORMAT_MAX_NAME + 64];
+	struct stat st;
+	unsigned int n;
+
+	safe_name(im->progname, prog, sizeof(prog));
+	for (n = 0; n < 10000; n++) {
+		if (n == 0)
+			snprintf(name, sizeof(name), "%s.%d.profil", prog, im->pid);
+		else
+			snprintf(name, sizeof(name), "%s.%d.%u.profil", prog, im->pid, n);
+		if (fstatat(s->opts.dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+		    errno == ENOENT) {
+			im->name = strdup(name);
+			return im->name != NULL ? 0 : -ENOMEM;
+		}
+	}
+	return -EEXIST;
+}
+
+static void
+write_error(struct profil_outside *s, int e, const char *name)
+{
+	if (s->stats.write_error != 0)
+		return;
+	s->stats.write_error = e;
+	snprintf(s->stats.write_error_path, sizeof(s->stats.write_error_path), "%s",
+	    name != NULL ? name : "");
+}
+
+/*
+ * The image's whole profile so far, under a temporary name (O_EXCL, O_NOFOLLOW, mode 0600)
+ * renamed over its final one: the name never holds a partial file.  An image without samples
+ * gets no file.
+ */
+int
+profil_outside_image_write(struct profil_outside *s, struct profil_outside_image *im)
+{
+	struct profil_writer *w = s->writer;
+	struct profil_file_header h;
+	char tmp[PROFIL_FORMAT_MAX_NAME + 96], prog[PROFIL_FORMAT_MAX_NAME + 1];
+	size_t i;
+	int fd, r;
+
+	if (im->samples == 0 || im->skip)
+		return 0;
+	if (im->name == NULL && (r = choose_name(s, im)) < 0) {
+		write_error(s, -r, im->progname);
+		return r;
+	}
+	safe_name(im->progname, prog, sizeof(prog));
+	snprintf(tmp, sizeof(tmp), ".%s.%d.%u.tmp", prog, im->pid, s->serial++);
+	fd = openat(s->opts.dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd < 0) {
+		r = -errno;
+		write_error(s, -r, tmp);
+		return r;
+	}
+	memset(&h, 0, sizeof(h));
+	h.pid = (uint32_t)im->pid;
+	h.ppid = im->ppid;
+	h.requested_hz = s->opts.hz;
+	h.clock = PROFIL_FILE_CLOCK_OUTSIDE;
+	/* The kernel's timer ticks every period of the thread's CPU time, exactly. */
+	h.achieved_mhz = (uint64_t)s->opts.hz * 1000;
+	h.start_ns = im->start_ns;
+	h.end_ns = im->end_ns > im->start_ns ? im->end_ns : im->start_ns;
+	h.cpu_ns = im->samples * s->period_ns;
+	h.samples = im->samples;
+	h.ticks = im->samples;
+	h.dropped = im->lost;
+	h.exit_kind = im->exit_kind;
+	h.exit_code = im->exit_code;
+	h.flags = s->opts.depth > 1 ? PROFIL_HDR_STACKS : 0;
+	h.max_depth = s->opts.depth;
+	h.threads = (uint32_t)im->nthreads;
+	h.progname = im->progname;
+	h.exe = im->exe;
+	profil_writer_init(w, fd);
+	profil_writer_header(w, &h);
+	for (i = 0; i < im->nmaps; i++)
+		profil_writer_mapping(w, &im->maps[i].m);
+	for (i = 0; i < im->nthreads; i++)
+		profil_writer_thread(w, im->threads[i].tid, im->threads[i].name);
+	for (i = 0; i < im->nentries; i++) {
+		const struct profil_outside_entry *e = &im->entries[i];
+
+		profil_writer_sample(w, e->count, e->tid, e->epoch, e->depth, im->pool + e->pcs);
+	}
+	r = profil_writer_finish(w);
+	if (close(fd) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(s->opts.dirfd, tmp, s->opts.dirfd, im->name) != 0)
+		r = -errno;
+	if (r < 0) {
+		unlinkat(s->opts.dirfd, tmp, 0);
+		write_error(s, -r, im->name);
+		return r;
+	}
+	if (im->written == 0)
+		s->stats.files++;
+	im->written = im->samples;
+	return 0;
+}
+
+/* The image's end: written, then freed; its pid row forgets it. */
+void
+profil_outside_image_end(struct profil_outside *s, struct profil_outside_image *im,
+    uint32_t kind, int32_t code)
+{
+	struct profil_outside_pid *row = pid_row(s, im->pid);
+
+	im->exit_kind = kind;
+	im->exit_code = code;
+	if (im->end_ns == 0)
+		im->end_ns = profil_outside_monotonic_ns() + (uint64_t)s->realtime_offset;
+	profil_outside_image_write(s, im);
+	if (row != NULL && row->image == im)
+		row->image = NULL;
+	image_free(im);
+}
+
+/* ---- the records ---- */
+
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+/* The trailer sample_id_all adds to every record that is not a sample: pid, tid, time. */
+static int
+trailer(const uint8_t *rec, size_t len, size_t fixed, struct sample_id *id)
+{
+	if (len < sizeof(struct perf_event_header) + fixed + 16)
+		return -1;
+	memcpy(&id->pid, rec + len - 16, 4);
+	memcpy(&id->tid, rec + len - 12, 4);
+	memcpy(&id->time, rec + len - 8, 8);
+	return 0;
+}
+
+static void
+on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
+{
+	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
+	struct profil_outside_image *im;
+	uint64_t ip, nr = 0, i, t;
+	uint32_t pid, tid, depth = 0;
+
+	if (n < 24)
+		return;
+	memcpy(&ip, p, 8);
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	memcpy(&t, p + 16, 8);
+	s->stats.samples++;
+	im = profil_outside_image_of(s, (pid_t)pid, 1);
+	if (im == NULL || im->skip)
+		return;
+	pcs[depth++] = ip;
+	if (s->opts.depth > 1 && n >= 32) {
+		memcpy(&nr, p + 24, 8);
+		if (nr > (n - 32) / 8)
+			nr = (n - 32) / 8;
+		for (i = 0; i < nr && depth < s->opts.depth; i++) {
+			uint64_t pc;
+
+			memcpy(&pc, p + 32 + i * 8, 8);
+			/* Context markers (PERF_CONTEXT_USER...) sit at the top of the space. */
+			if (pc >= (uint64_t)PERF_CONTEXT_MAX)
+				continue;
+			/* The chain starts with the interrupted pc itself. */
+			if (depth == 1 && pc == ip)
+				continue;
+			pcs[depth++] = pc;
+		}
+	}
+	if (sample_add(im, tid, pcs, depth) < 0) {
+		im->lost++;
+		return;
+	}
+	if (thread_of(im, tid) == NULL) {
+		im->lost++;
+		return;
+	}
+	im->samples++;
+	im->end_ns = t + (uint64_t)s->realtime_offset;
+}
+
+static void
+on_comm(struct profil_outside *s, const uint8_t *rec, size_t len, int exec)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	struct profil_outside_image *old, *im;
+	struct sample_id id;
+	uint32_t pid, tid;
+	const char *comm = (const char *)rec + sizeof(*h) + 8;
+	size_t clen;
+	uint32_t ppid = 0;
+	int first, skip;
+
+	if (trailer(rec, len, 8, &id) < 0)
+		return;
+	memcpy(&pid, rec + sizeof(*h), 4);
+	memcpy(&tid, rec + sizeof(*h) + 4, 4);
+	clen = strnlen(comm, len - sizeof(*h) - 8 - 16);
+	if (!exec) {
+		im = profil_outside_image_of(s, (pid_t)pid, 1);
+		if (im != NULL)
+			thread_name(im, tid, comm, clen);
+		return;
+	}
+	/* exec: the image ends and a new one begins, under the same pid. */
+	old = profil_outside_image_of(s, (pid_t)pid, 0);
+	first = (pid_t)pid == s->root && !s->root_execed;
+	if (old != NULL) {
+		ppid = old->ppid;
+		skip = !s->opts.follow_exec || old->skip;
+		old->end_ns = id.time + (uint64_t)s->realtime_offset;
+		profil_outside_image_end(s, old, PROFIL_EXIT_EXEC, 0);
+	} else if ((pid_t)pid == s->root) {
+		ppid = (uint32_t)getpid();
+		skip = !first && !s->opts.follow_exec;
+	} else {
+		skip = !s->opts.follow_exec;
+	}
+	im = image_new(s, (pid_t)pid, "", "");
+	if (im == NULL)
+		return;
+	im->ppid = ppid;
+	im->skip = skip;
+	if ((pid_t)pid == s->root) {
+		s->root_execed = 1;
+		im->hold = 1;
+	}
+	im->start_ns = id.time + (uint64_t)s->realtime_offset;
+	{
+		char name[17];
+
+		memcpy(name, comm, clen < 16 ? clen : 16);
+		name[clen < 16 ? clen : 16] = '\0';
+		free(im->progname);
+		im->progname = strdup(name);
+		if (im->progname == NULL)
+			im->progname = strdup("");
+	}
+	/* After exec the process has one thread, and its id is the pid. */
+	thread_name(im, pid, comm, clen);
+	thread_alive(im, pid, 1);
+}
+
+static void
+on_fork(struct profil_outside *s, const uint8_t *rec, size_t len)
+{
+	struct profil_outside_image *parent, *im;
+	struct profil_outside_thread *pt;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+	size_t i;
+
+	if (len < sizeof(struct perf_event_header) + 24)
+		return;
+	memcpy(&pid, rec + 8, 4);
+	memcpy(&ppid, rec + 12, 4);
+	memcpy(&tid, rec + 16, 4);
+	memcpy(&ptid, rec + 20, 4);
+	memcpy(&time, rec + 24, 8);
+	parent = profil_outside_image_of(s, (pid_t)ppid, 0);
+	if (pid != tid) {
+		/* A thread: named as the thread that made it, until it names itself. */
+		im = profil_outside_image_of(s, (pid_t)pid, 1);
+		if (im == NULL)
+			return;
+		pt = thread_of(im, ptid);
+		if (pt != NULL) {
+			char name[16];
+
+			memcpy(name, pt->name, sizeof(name));
+			thread_name(im, tid, name, strlen(name));
+		}
+		thread_alive(im, tid, 1);
+		return;
+	}
+	/* A process: a copy of its parent's mappings and name. */
+	im = image_new(s, (pid_t)pid, parent != NULL ? parent->progname : "",
+	    parent != NULL ? parent->exe : "");
+	if (im == NULL)
+		return;
+	im->ppid = ppid;
+	im->start_ns = time + (uint64_t)s->realtime_offset;
+	thread_alive(im, tid, 1);
+	if (parent == NULL) {
+		profil_outside_image_synth(s, im);
+		return;
+	}
+	im->skip = parent->skip;
+	for (i = 0; i < parent->nmaps; i++) {
+		const struct profil_outside_map *m = &parent->maps[i];
+
+		if (m->live)
+			map_add(s, im, m->m.start, m->m.end - m->m.start, m->m.offset, m->m.prot,
+			    m->m.build_id, m->m.build_id_len, m->m.path, strlen(m->m.path),
+			    im->start_ns);
+	}
+	pt = thread_of(parent, ptid);
+	if (pt != NULL) {
+		char name[16];
+
+		memcpy(name, pt->name, sizeof(name));
+		thread_name(im, tid, name, strlen(name));
+	}
+}
+
+static void
+on_exit_record(struct profil_outside *s, const uint8_t *rec, size_t len)
+{
+	struct profil_outside_image *im;
+	uint32_t pid, tid;
+	uint64_t time;
+
+	if (len < sizeof(struct perf_event_header) + 24)
+		return;
+	memcpy(&pid, rec + 8, 4);
+	memcpy(&tid, rec + 16, 4);
+	memcpy(&time, rec + 24, 8);
+	im = profil_outside_image_of(s, (pid_t)pid, 0);
+	if (im == NULL)
+		return;
+	im->end_ns = time + (uint64_t)s->realtime_offset;
+	/* The process ends with its last thread (its main thread may end first). */
+	thread_alive(im, tid, 0);
+	if (im->live_threads > 0)
+		return;
+	if (im->hold) {
+		im->exit_kind = PROFIL_EXIT_NORMAL;
+		return;		/* the command: its status comes from waitpid() */
+	}
+	profil_outside_image_end(s, im, PROFIL_EXIT_NORMAL, -1);
+}
+
+static void
+on_mmap2(struct profil_outside *s, const uint8_t *rec, size_t len)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	struct profil_outside_image *im;
+	uint64_t addr, mlen, pgoff;
+	uint32_t pid, prot, bidlen = 0;
+	const uint8_t *bid = NULL;
+	const size_t fixed = 8 + 24 + 24 + 8;	/* pid/tid, addr/len/pgoff, ids, prot/flags */
+	struct sample_id id;
+	const char *path;
+
+	if (trailer(rec, len, fixed, &id) < 0)
+		return;
+	memcpy(&pid, rec + 8, 4);
+	memcpy(&addr, rec + 16, 8);
+	memcpy(&mlen, rec + 24, 8);
+	memcpy(&pgoff, rec + 32, 8);
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		bidlen = rec[40];
+		bid = rec + 44;
+		if (bidlen > 20)
+			bidlen = 0;
+	}
+	memcpy(&prot, rec + 64, 4);
+	path = (const char *)rec + 8 + fixed;
+	im = profil_outside_image_of(s, (pid_t)pid, 1);
+	if (im == NULL || mlen == 0)
+		return;
+	map_add(s, im, addr, mlen, pgoff, prot, bid, bidlen, path,
+	    strnlen(path, len - 8 - fixed - 16), id.time + (uint64_t)s->realtime_offset);
+}
+
+void
+profil_outside_apply(struct profil_outside *s, const uint8_t *rec, size_t len)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	struct profil_outside_image *im;
+	struct sample_id id;
+	uint64_t n;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(s, rec + sizeof(*h), len - sizeof(*h));
+		break;
+	case PERF_RECORD_MMAP2:
+		on_mmap2(s, rec, len);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(s, rec, len, (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+		break;
+	case PERF_RECORD_FORK:
+		on_fork(s, rec, len);
+		break;
+	case PERF_RECORD_EXIT:
+		on_exit_record(s, rec, len);
+		break;
+	case PERF_RECORD_LOST:
+		if (len < sizeof(*h) + 16)
+			break;
+		memcpy(&n, rec + sizeof(*h) + 8, 8);
+		s->stats.lost += n;
+		if (trailer(rec, len, 16, &id) == 0 &&
+		    (im = profil_outside_image_of(s, (pid_t)id.pid, 0)) != NULL)
+			im->lost += n;
+		break;
+	case PERF_RECORD_THROTTLE:
+		s->stats.throttled++;
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,185 @@
+/*
+ * The outside recorder's session: started on a command before it execs, or attached to
+ * running processes; read, snapshotted and finished by cmd/record.c's loop.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session.h"
+
+int
+profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **out)
+{
+	struct profil_outside *s = calloc(1, sizeof(*s));
+	struct timespec rt;
+
+	if (s == NULL)
+		return -ENOMEM;
+	s->writer = malloc(sizeof(*s->writer));
+	if (s->writer == NULL) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->opts = *o;
+	if (s->opts.depth == 0)
+		s->opts.depth = 1;
+	if (s->opts.depth > PROFIL_FORMAT_MAX_DEPTH)
+		s->opts.depth = PROFIL_FORMAT_MAX_DEPTH;
+	s->period_ns = 1000000000ULL / (o->hz > 0 ? o->hz : 1000);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	s->realtime_offset = (int64_t)((uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec) -
+	    (int64_t)profil_outside_monotonic_ns();
+	s->last_read = profil_outside_monotonic_ns();
+	*out = s;
+	return 0;
+}
+
+int
+profil_outside_start(struct profil_outside *s, pid_t pid, char *err, size_t errlen)
+{
+	s->root = pid;
+	return profil_outside_rings_open(s, pid, 1, err, errlen);
+}
+
+/*
+ * Every thread of pid gets its events, and the list is read again until no thread appears
+ * that has none: a thread made by one already followed is followed by inheritance, one made
+ * by another in the meantime is found by the next reading.
+ */
+int
+profil_outside_attach(struct profil_outside *s, pid_t pid, char *err, size_t errlen)
+{
+	struct profil_outside_image *im;
+	char path[64];
+	pid_t *done = NULL;
+	size_t ndone = 0, cap = 0, i;
+	int added, r = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	do {
+		struct dirent *d;
+		DIR *dir = opendir(path);
+
+		if (dir == NULL) {
+			r = -errno;
+			snprintf(err, errlen, "no such process");
+			break;
+		}
+		added = 0;
+		while (r == 0 && (d = readdir(dir)) != NULL) {
+			pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
+
+			if (tid <= 0)
+				continue;
+			for (i = 0; i < ndone && done[i] != tid; i++)
+				;
+			if (i < ndone)
+				continue;
+			if (ndone == cap) {
+				pid_t *p;
+
+				cap = cap ? cap * 2 : 16;
+				p = realloc(done, cap * sizeof(*p));
+				if (p == NULL) {
+					r = -ENOMEM;
+					break;
+				}
+				done = p;
+			}
+			done[ndone++] = tid;
+			added = 1;
+			if (s->nrings == 0)
+				r = profil_outside_rings_open(s, tid, 0, err, errlen);
+			else
+				r = profil_outside_event_add(s, tid, err, errlen);
+			/* A thread that ended meanwhile is no error. */
+			if (r == -ESRCH)
+				r = 0;
+		}
+		closedir(dir);
+	} while (r == 0 && added);
+	free(done);
+	if (r < 0)
+		return r;
+	/* Described after the events are on: a later mapping comes as a record. */
+	im = profil_outside_image_of(s, pid, 0);
+	if (im == NULL)
+		im = profil_outside_image_of(s, pid, 1);
+	return im != NULL ? 0 : -ENOMEM;
+}
+
+void
+profil_outside_snapshot(struct profil_outside *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->npids; i++) {
+		struct profil_outside_image *im = s->pids[i].image;
+
+		if (im != NULL && im->samples != im->written)
+			profil_outside_image_write(s, im);
+	}
+}
+
+void
+profil_outside_status(struct profil_outside *s, pid_t pid, int status)
+{
+	struct profil_outside_image *im = profil_outside_image_of(s, pid, 0);
+
+	if (im == NULL)
+		return;
+	im->hold = 0;
+	if (WIFSIGNALED(status))
+		profil_outside_image_end(s, im, PROFIL_EXIT_SIGNAL, WTERMSIG(status));
+	else
+		profil_outside_image_end(s, im, PROFIL_EXIT_NORMAL, WEXITSTATUS(status));
+}
+
+/* Every image still open ends as it is; held ones (the command) too when all is set. */
+static void
+end_all(struct profil_outside *s, int held)
+{
+	size_t i;
+
+	for (i = 0; i < s->npids; i++) {
+		struct profil_outside_image *im = s->pids[i].image;
+
+		if (im != NULL && (held || !im->hold))
+			profil_outside_image_end(s, im, im->exit_kind, im->exit_code);
+	}
+}
+
+void
+profil_outside_finish(struct profil_outside *s)
+{
+	if (s->rings != NULL)
+		profil_outside_events_close(s);
+	end_all(s, 0);
+}
+
+void
+profil_outside_stats(const struct profil_outside *s, struct profil_outside_stats *st)
+{
+	*st = s->stats;
+}
+
+void
+profil_outside_free(struct profil_outside *s)
+{
+	if (s == NULL)
+		return;
+	profil_outside_finish(s);
+	end_all(s, 1);
+	free(s->pids);
+	profil_index_release(&s->pid_index);
+	free(s->queue);
+	free(s->arena);
+	free(s->writer);
+	free(s);
+}

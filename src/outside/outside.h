@@ -1,0 +1,90 @@
+/*
+ * outside.h - the outside recorder behind `profil record`: perf events opened by the profil
+ * process itself on the command it starts (enabled when it execs) or on processes already
+ * running, inherited by every thread and child they make, and read from the kernel's ring
+ * buffers, one per CPU.  Nothing is loaded into the program: no library, signal, thread,
+ * descriptor or environment variable.  Each process image (a process between its start or
+ * exec and its exit or next exec) becomes one profile file (docs/FORMAT.md) in the output
+ * directory.  Internal to the profil command; not thread-safe.
+ */
+#ifndef PROFIL_OUTSIDE_H
+#define PROFIL_OUTSIDE_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct profil_outside_opts {
+	unsigned int hz;		/* samples per second of each thread's CPU time */
+	unsigned int depth;		/* 1: flat; else the deepest stack kept (-g) */
+	int follow_exec;		/* 0: images started by exec are not written (-x) */
+	int dirfd;			/* the output directory, opened by the caller */
+	size_t ring_pages;		/* data pages per CPU ring; 0: the default */
+};
+
+struct profil_outside_stats {
+	uint64_t samples;		/* sample records read */
+	uint64_t lost;			/* samples the kernel dropped on a full ring */
+	uint64_t throttled;		/* times the kernel throttled an event */
+	uint64_t processes;		/* process images seen */
+	uint64_t files;			/* profiles written (images with samples) */
+	int write_error;		/* the first -errno of a write, or 0 */
+	char write_error_path[512];	/* the file it concerns */
+};
+
+struct profil_outside;
+
+/*
+ * profil_outside_probe - whether perf events may sample a process of ours here: 0, or the
+ * -errno of perf_event_open(2) (-EACCES or -EPERM for kernel.perf_event_paranoid or a
+ * container's policy, -ENOSYS or -EPERM under a seccomp filter, -ENOENT without the event).
+ */
+int profil_outside_probe(void);
+
+/* A new session writing to o->dirfd (kept open by the caller).  Returns 0 or -errno. */
+int profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **out);
+void profil_outside_free(struct profil_outside *s);
+
+/*
+ * profil_outside_start - opens the events on pid, a child of ours that has not yet exec'ed:
+ * they are enabled by the kernel when it execs, so only the new image is sampled, from its
+ * first instruction in the dynamic loader.  Returns 0 or -errno; err gets a message naming
+ * the limit involved (sysctl, rlimit) when there is one.
+ */
+int profil_outside_start(struct profil_outside *s, pid_t pid, char *err, size_t errlen);
+
+/*
+ * profil_outside_attach - opens enabled events on every thread of the running process pid and
+ * describes its mappings from /proc, so its samples from now on are attributed; the children
+ * it starts from now on are followed.  Returns 0 or -errno (-EACCES/-EPERM: no ptrace access
+ * or perf_event_paranoid; -ESRCH: gone), with err as above.
+ */
+int profil_outside_attach(struct profil_outside *s, pid_t pid, char *err, size_t errlen);
+
+/* The ring descriptors, to poll(2) for POLLIN (a ring half full).  Returns how many. */
+size_t profil_outside_pollfds(const struct profil_outside *s, struct pollfd *fds, size_t max);
+
+/*
+ * profil_outside_read - reads what the kernel wrote into the rings.  Records are put in time
+ * order across CPUs before they are applied, so a record waits for one more read unless final
+ * is set (nothing more will come).  Images that ended are written out and freed.
+ */
+void profil_outside_read(struct profil_outside *s, int final);
+
+/* Rewrites the file of every running image that has new samples since its last write. */
+void profil_outside_snapshot(struct profil_outside *s);
+
+/* The command's end as waitpid(2) reported it: its image's exit kind and code. */
+void profil_outside_status(struct profil_outside *s, pid_t pid, int status);
+
+/*
+ * profil_outside_finish - disables and closes the events (processes attached to run on), reads
+ * what is left, and writes every image that has samples: running ones as snapshots.  The
+ * command's image waits for profil_outside_status(), or profil_outside_free().
+ */
+void profil_outside_finish(struct profil_outside *s);
+
+void profil_outside_stats(const struct profil_outside *s, struct profil_outside_stats *st);
+
+#endif /* PROFIL_OUTSIDE_H */

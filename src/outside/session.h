@@ -1,0 +1,135 @@
+/*
+ * session.h - the outside recorder's state, shared by its files: events.c (the kernel's events
+ * and rings, and the queue that puts their records in time order), images.c (what the records
+ * say about each process image, and its file) and outside.c (starting, attaching, finishing).
+ * Internal to src/outside.
+ */
+#ifndef PROFIL_OUTSIDE_SESSION_H
+#define PROFIL_OUTSIDE_SESSION_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "format/format.h"
+#include "outside.h"
+#include "report/index.h"
+
+/* One CPU's ring buffer, written by every event of that CPU. */
+struct profil_outside_ring {
+	int fd;				/* the event the ring belongs to */
+	int cpu;
+	void *map;			/* the metadata page, then the data */
+	uint8_t *data;
+	size_t size;			/* data bytes, a power of two */
+	size_t map_len;
+};
+
+/* A record copied out of a ring, waiting until every ring has been read past its time. */
+struct profil_outside_rec {
+	uint64_t time;			/* CLOCK_MONOTONIC, ns */
+	uint64_t seq;			/* order of reading: ties keep it */
+	size_t off;			/* in the queue's arena */
+	uint32_t len;
+};
+
+struct profil_outside_map {
+	struct profil_file_mapping m;	/* m.path is owned */
+	int live;
+};
+
+struct profil_outside_thread {
+	uint32_t tid;
+	int alive;			/* started, not yet ended, as far as the records say */
+	char name[16];
+};
+
+/* A distinct (thread, epoch, stack) with its count; the pcs are in the image's pool. */
+struct profil_outside_entry {
+	uint64_t count;
+	uint32_t tid;
+	uint32_t epoch;
+	uint32_t depth;
+	size_t pcs;
+};
+
+/* A process between its start (or exec) and its exit (or next exec). */
+struct profil_outside_image {
+	pid_t pid;
+	uint32_t ppid;
+	char *progname;
+	char *exe;
+	uint64_t start_ns;		/* CLOCK_REALTIME */
+	uint64_t end_ns;
+	struct profil_outside_map *maps;
+	size_t nmaps, mapcap;
+	uint32_t epoch;
+	struct profil_outside_thread *threads;
+	size_t nthreads, threadcap;
+	struct profil_index thread_index;
+	long live_threads;		/* threads alive */
+	struct profil_outside_entry *entries;
+	size_t nentries, entrycap;
+	struct profil_index entry_index;
+	uint64_t *pool;
+	size_t npool, poolcap;
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t written;		/* samples in the last file written */
+	uint32_t exit_kind;		/* enum profil_exit_kind */
+	int32_t exit_code;
+	int skip;			/* not written: -x, and this image came from an exec */
+	int hold;			/* the command: written when its status is known */
+	char *name;			/* its file's name, chosen at the first write */
+};
+
+/* The last image of each pid seen, through an index: a pid's row outlives its images. */
+struct profil_outside_pid {
+	pid_t pid;
+	struct profil_outside_image *image;	/* NULL when it ended */
+};
+
+struct profil_outside {
+	struct profil_outside_opts opts;
+	uint64_t period_ns;
+
+	struct profil_outside_ring *rings;
+	size_t nrings;
+	int *fds;			/* every event, rings' included */
+	size_t nfds, fdcap;
+
+	struct profil_outside_rec *queue;
+	size_t nqueue, queuecap;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+	uint64_t seq;
+	uint64_t last_read;		/* when the previous read began */
+
+	struct profil_outside_pid *pids;
+	size_t npids, pidcap;
+	struct profil_index pid_index;
+	pid_t root;			/* the command started, or 0 */
+	int root_execed;		/* its first exec was seen */
+
+	int64_t realtime_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	unsigned int serial;		/* temporary file names */
+	struct profil_writer *writer;
+	struct profil_outside_stats stats;
+};
+
+/* events.c */
+uint64_t profil_outside_monotonic_ns(void);
+int profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char *err,
+    size_t errlen);
+int profil_outside_event_add(struct profil_outside *s, pid_t tid, char *err, size_t errlen);
+void profil_outside_events_close(struct profil_outside *s);
+
+/* images.c */
+void profil_outside_apply(struct profil_outside *s, const uint8_t *rec, size_t len);
+struct profil_outside_image *profil_outside_image_of(struct profil_outside *s, pid_t pid,
+    int create);
+int profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image *im);
+void profil_outside_image_end(struct profil_outside *s, struct profil_outside_image *im,
+    uint32_t kind, int32_t code);
+int profil_outside_image_write(struct profil_outside *s, struct profil_outside_image *im);
+
+#endif /* PROFIL_OUTSIDE_SESSION_H */
