@@ -470,9 +470,10 @@ record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
 	struct command_wait w = { 0, 0 };
+	struct rlimit nofile, raised;
 	sigset_t blocked, old;
 	char err[512] = "", go;
-	int pipefd[2], pidfd, r, rc;
+	int pipefd[2], pidfd, r, rc, have_nofile;
 
 	so.hz = (unsigned int)o->hzv;
 	so.depth = o->stacks ? 128 : 1;
@@ -481,6 +482,16 @@ record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
 	if (profil_outside_new(&so, &s) < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
+	}
+	/*
+	 * The events take descriptors of ours, one per CPU: as many as we may have, while the
+	 * command gets the limit it was given back before it execs.
+	 */
+	have_nofile = getrlimit(RLIMIT_NOFILE, &nofile) == 0;
+	if (have_nofile && nofile.rlim_cur < nofile.rlim_max) {
+		raised = nofile;
+		raised.rlim_cur = raised.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &raised);
 	}
 	fflush(NULL);
 	w.pid = fork();
@@ -494,6 +505,8 @@ record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
 		if (read(pipefd[0], &go, 1) != 1)
 			_exit(127);
 		close(pipefd[0]);
+		if (have_nofile)
+			setrlimit(RLIMIT_NOFILE, &nofile);
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "profil: cannot run command: '%s': %s\n", cmd[0],
 		    strerror(errno));

@@ -42,8 +42,11 @@ test_expect_success 'every object appears as its module' '
 	awk -F "\t" "\$7 == \"plugin_work15\" && \$8 == \"libsplitplugin.so\"" split.tsv | grep .
 '
 
-test_expect_success 'the dlclose'"'"'d plugin keeps its mapping and its unload epoch' '
-	grep "^mapping .* epochs=[0-9]*-[0-9]* .*libsplitplugin.so$" split.dump
+# From outside, the kernel reports mappings made but not unmapped: the closed plugin's mapping
+# stays until another takes its addresses (its samples are attributed all the same).  Inside,
+# the maps are read again after dlclose and the mapping gets its unload epoch (below).
+test_expect_success 'the dlclose'"'"'d plugin keeps its mapping' '
+	grep "^mapping .* epochs=[0-9]*-.*libsplitplugin.so$" split.dump
 '
 
 test_expect_success 'PIE mappings carry build-ids' '
@@ -64,7 +67,9 @@ for clock in perf timer; do
 			> /dev/null &&
 		"$PROFIL" report --tsv split$clock > split$clock.tsv &&
 		shares_ok split$clock.tsv 0.50 main_work50 0.25 lib_work25 0.15 plugin_work15 \
-			0.10 main_work10
+			0.10 main_work10 &&
+		"$PROFIL" dump split$clock/*.profil > split$clock.dump &&
+		grep "^mapping .* epochs=[0-9]*-[0-9]* .*libsplitplugin.so$" split$clock.dump
 	'
 done
 

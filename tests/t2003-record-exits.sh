@@ -1,7 +1,9 @@
 #!/bin/sh
 # Nothing lost: the profile is complete after normal exit, return from main, _exit, and death
-# by a fatal signal (flushed, then the original disposition: same exit status); after SIGKILL
-# at most the last second of samples is missing (periodic flush).
+# by a fatal signal, and the exit status is the program's.  From outside, the recorder learns
+# the status from waitpid(2), SIGKILL included.  Inside (--clock ring/perf/timer), the fatal
+# signal is flushed and then given its original disposition, exit(3)'s status is not known
+# (-1), and after SIGKILL at most the last second of samples is missing (periodic flush).
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
 
@@ -9,7 +11,9 @@
 # and that the samples cover the CPU time the program reported (one tick of slack per 10).
 exit_case() {
 	# SIGKILL after 30 s: a process that cannot end fails the check instead of hanging it.
-	timeout -s KILL 30 "$PROFIL" record -o "$1" -- "$REC/exits" "$1" 0.3 > "$1.out" 2> "$1.err"
+	rm -rf "$1"
+	timeout -s KILL 30 "$PROFIL" record $CLOCK -o "$1" -- "$REC/exits" "$1" 0.3 > "$1.out" \
+		2> "$1.err"
 	rc=$?
 	echo "status $rc"
 	test "$rc" -eq "$2" || return 1
@@ -23,6 +27,22 @@ exit_case() {
 	awk -v c="$cpu" -v n="$n" -v hz="$hz" "BEGIN { exit !(n >= 0.9 * c * hz - 2) }"
 }
 
+CLOCK=
+test_expect_success 'outside: exit(3), status and code kept' 'exit_case exit 7 exit 7'
+test_expect_success 'outside: return from main' 'exit_case return 9 exit 9'
+test_expect_success 'outside: _exit(2)' 'exit_case _exit 8 exit 8'
+test_expect_success 'outside: SIGABRT' 'exit_case abort 134 signal 6'
+test_expect_success 'outside: SIGSEGV' 'exit_case segv 139 signal 11'
+test_expect_success 'outside: SIGTERM' 'exit_case term 143 signal 15'
+test_expect_success 'outside: pthread_exit from main ends, status 0' '
+	rm -rf pthread_exit && exit_case pthread_exit 0 exit 0 &&
+	grep -x "worker done" pthread_exit.out
+'
+test_expect_success 'outside: SIGKILL, every sample kept' '
+	rm -rf kill && exit_case kill 137 signal 9
+'
+
+CLOCK="--clock ring"
 test_expect_success 'exit(3): complete profile, status kept' 'exit_case exit 7 exit -1'
 test_expect_success 'return from main: complete profile' 'exit_case return 9 exit -1'
 test_expect_success '_exit(2): complete profile' 'exit_case _exit 8 exit -1'
@@ -37,13 +57,13 @@ test_expect_success 'SIGTERM: flushed, then dies of SIGTERM' 'exit_case term 143
 # it), nor end it without exit(3)'s stdio flush and the final write of the profile.
 for clock in ring timer; do
 	test_expect_success "pthread_exit from main ($clock clock): ends, status 0, complete" '
-		rm -rf pthread_exit && export PROFIL_RECORD_CLOCK=$clock &&
+		rm -rf pthread_exit && CLOCK="--clock $clock" &&
 		exit_case pthread_exit 0 exit -1 &&
 		grep -x "worker done" pthread_exit.out &&
 		test "$(dump_field pthread_exit.dump clock)" = $clock
 	'
 done
-unset PROFIL_RECORD_CLOCK
+CLOCK="--clock ring"
 
 # The fatal-signal flush runs on the dying thread's own stack (no sigaltstack): its buffers are
 # static, so a thread on a 16 KiB stack still gets its flush and its death by SIGTERM.
@@ -65,7 +85,7 @@ test_expect_success 'SIGTERM on a 16 KiB thread stack: flushed, then dies of SIG
 # re-entered lock used to do: the file always said signal).  Up to three tries, one such hit.
 test_expect_success 'SIGTERM inside the recorder lock: no flush, the periodic file stays' '
 	for i in 1 2 3; do
-		rm -rf dl && timeout -s KILL 30 "$PROFIL" record -o dl -- "$REC/dlsignal" \
+		rm -rf dl && timeout -s KILL 30 "$PROFIL" record --clock ring -o dl -- "$REC/dlsignal" \
 			"$PLUGIN" 0.3; rc=$?; echo "status $rc"; test $rc -eq 143 || return 1
 		"$PROFIL" dump dl/dlsignal.*.profil > dl.dump || return 1
 		kind=$(dump_field dl.dump exit) && echo "exit kind $kind"
@@ -76,16 +96,17 @@ test_expect_success 'SIGTERM inside the recorder lock: no flush, the periodic fi
 
 # The same through the signal clocks: the flush runs beside a live profiling signal.
 test_expect_success 'SIGSEGV with --clock perf: flushed, dies of SIGSEGV' '
-	rm -rf segv && export PROFIL_RECORD_CLOCK=perf && exit_case segv 139 signal 11 &&
+	rm -rf segv && CLOCK="--clock perf" && exit_case segv 139 signal 11 &&
 	test "$(dump_field segv.dump clock)" = perf
 '
 test_expect_success 'SIGTERM with --clock timer: flushed, dies of SIGTERM' '
-	rm -rf term && export PROFIL_RECORD_CLOCK=timer && exit_case term 143 signal 15 &&
+	rm -rf term && CLOCK="--clock timer" && exit_case term 143 signal 15 &&
 	test "$(dump_field term.dump clock)" = timer
 '
 
 test_expect_success 'SIGKILL: the periodic flush keeps all but at most the last second' '
-	"$PROFIL" record -o kill -- "$REC/exits" kill 2.5 > kill.out 2> kill.err; test $? -eq 137 &&
+	rm -rf kill && "$PROFIL" record --clock ring -o kill -- "$REC/exits" kill 2.5 > kill.out 2> kill.err
+	test $? -eq 137 &&
 	"$PROFIL" dump kill/exits.*.profil > kill.dump &&
 	test "$(dump_field kill.dump exit)" = running &&
 	cpu=$(sed -n "s/^cpu //p" kill.out) && n=$(dump_total kill.dump) &&

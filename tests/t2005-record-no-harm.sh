@@ -23,13 +23,21 @@ done
 
 test_expect_success 'own SIGPROF handler and ITIMER_PROF: both keep working, file flags it' '
 	"$REC/sigprof" 0.5 > alone.out &&
-	"$PROFIL" record -o sp -- "$REC/sigprof" 0.5 > sp.out 2> sp.err && cat alone.out sp.out &&
+	"$PROFIL" record --clock ring -o sp -- "$REC/sigprof" 0.5 > sp.out 2> sp.err &&
+	cat alone.out sp.out &&
 	grep "^profil: program has its own SIGPROF handler or ITIMER_PROF, both kept working: " \
 		sp.err &&
 	test "$(sed -n "s/^sigprof //p" sp.out)" -ge 10 &&
 	"$PROFIL" dump sp/sigprof.*.profil > sp.dump &&
 	test "$(dump_total sp.dump)" -ge 300 &&
 	test $(( $(dump_field sp.dump flags) & 2 )) -eq 2
+'
+
+test_expect_success 'outside: own SIGPROF handler and ITIMER_PROF untouched, nothing said' '
+	"$PROFIL" record -o spo -- "$REC/sigprof" 0.5 > spo.out 2> spo.err &&
+	cat spo.out spo.err && ! test -s spo.err &&
+	test "$(sed -n "s/^sigprof //p" spo.out)" -ge 10 &&
+	"$PROFIL" dump spo/sigprof.*.profil > spo.dump && test "$(dump_total spo.dump)" -ge 300
 '
 
 test_expect_success 'a program without SIGPROF is not flagged, and nothing is said' '

@@ -17,6 +17,8 @@ sym_range() {
 
 "$PROFIL" record -g -o g -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
 "$PROFIL" dump g/*.profil > g.dump
+"$PROFIL" record -g --clock ring -o gr -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
+"$PROFIL" dump gr/*.profil > gr.dump
 "$PROFIL" record -g --clock perf -o gs -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
 "$PROFIL" dump gs/*.profil > gs.dump
 
@@ -43,8 +45,12 @@ callers_ok() {
 	test "$total" -ge 200 && test $((good * 100)) -ge $((total * 95))
 }
 
-test_expect_success 'kernel call chains (ring clock): main_work50 is called by main' '
-	test "$(dump_field g.dump clock)" = ring && callers_ok g.dump
+test_expect_success 'kernel call chains (outside): main_work50 is called by main' '
+	test "$(dump_field g.dump clock)" = outside && callers_ok g.dump
+'
+
+test_expect_success 'kernel call chains (ring clock, inside): main_work50 is called by main' '
+	test "$(dump_field gr.dump clock)" = ring && callers_ok gr.dump
 '
 
 test_expect_success 'frame-pointer walk in the handler (perf clock): main_work50 called by main' '
@@ -53,6 +59,7 @@ test_expect_success 'frame-pointer walk in the handler (perf clock): main_work50
 
 test_expect_success 'stacks reach the libc start routine (deep, not just leaf+1)' '
 	awk "\$1 == \"sample\" && NF >= 7" g.dump | grep -q "libc.so.6+" &&
+	awk "\$1 == \"sample\" && NF >= 7" gr.dump | grep -q "libc.so.6+" &&
 	awk "\$1 == \"sample\" && NF >= 7" gs.dump | grep -q "libc.so.6+"
 '
 

@@ -11,14 +11,15 @@ test_expect_success 'make install puts libprofil-record.so in $PREFIX/lib' '
 '
 
 test_expect_success 'the installed command records with the installed recorder' '
-	"$P/bin/profil" record -o inst -- "$REC/exits" exit 0.1 > /dev/null; test $? -eq 7 &&
+	"$P/bin/profil" record --clock ring -o inst -- "$REC/exits" exit 0.1 > /dev/null
+	test $? -eq 7 &&
 	"$P/bin/profil" dump inst/*.profil > d &&
 	grep "^mapping .* $P/lib/libprofil-record.so$" d
 '
 
 test_expect_success 'no recorder library: a clear error, exit 1' '
 	mkdir bin && cp "$P/bin/profil" bin/ &&
-	./bin/profil record -- true 2> err; test $? -eq 1 &&
+	./bin/profil record --clock ring -- true 2> err; test $? -eq 1 &&
 	grep "^profil: recorder library not found: '"'"'.*libprofil-record.so'"'"'$" err
 '
 

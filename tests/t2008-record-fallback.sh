@@ -1,16 +1,35 @@
 #!/bin/sh
 # Where perf events are refused (seccomp here; perf_event_paranoid 3 or a container elsewhere)
-# the recorder falls back to per-thread CPU timers with a signal, and still gets the profile
-# right.  Issue 4: "fall back to per-thread CPU timers with a signal where they are not".
+# profil cannot record from outside: it says so in one line and records from inside, where the
+# recorder falls back to per-thread CPU timers with a signal, and still gets the profile right.
+# Issue 4: "fall back to per-thread CPU timers with a signal where they are not"; issue 8: "the
+# fallback used and said when perf events are refused".
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
 
-"$PROFIL" record -o fb -- "$REC/noperf" "$REC/split" 1.0 "$PLUGIN" > /dev/null 2> fb.err
+"$REC/noperf" "$PROFIL" record -o fb -- "$REC/split" 1.0 "$PLUGIN" > /dev/null 2> fb.err
 "$PROFIL" dump fb/split.*.profil > fb.dump
 "$PROFIL" report --tsv fb/split.*.profil > fb.tsv
 
-test_expect_success 'perf events refused: the timer clock, and no message' '
-	cat fb.err && ! test -s fb.err && test "$(dump_field fb.dump clock)" = timer
+test_expect_success 'perf events refused: said in one line, then the timer clock inside' '
+	cat fb.err && test $(wc -l < fb.err) -eq 1 &&
+	grep "^profil: perf events refused (.*kernel.perf_event_paranoid=.*): recording from inside the program: " fb.err &&
+	test "$(dump_field fb.dump clock)" = timer
+'
+
+# Nothing preloads into a statically linked program: refused with a reason, not a silent run.
+test_expect_success 'perf events refused and a static program: a clear error, exit 1' '
+	printf "int main(void) { return 0; }\n" | cc -static -x c -o static - &&
+	"$REC/noperf" "$PROFIL" record -o st -- ./static > st.out 2> st.err; rc=$?
+	cat st.err && test $rc -eq 1 &&
+	grep "^profil: a statically linked program cannot be recorded from inside" st.err &&
+	! test -e st/static.*.profil
+'
+
+test_expect_success '--clock outside where refused: a clear error, exit 1' '
+	"$REC/noperf" "$PROFIL" record --clock outside -o fo -- "$REC/exits" exit 0.05 \
+		> /dev/null 2> fo.err; test $? -eq 1 && cat fo.err &&
+	grep "^profil: perf events refused" fo.err
 '
 
 test_expect_success 'the timers'"'"' achieved rate is recorded (capped by the kernel tick)' '
