@@ -7,7 +7,8 @@
 # dlopen'ed one it closes before exiting (BLOCKS calibrated to BENCH_RECORD_SECONDS of CPU,
 # default 1), BENCH_RUNS (default 3) runs of every row, interleaved.  Rows:
 #   none            unprofiled: the baseline
-#   profil HZ       profil record -F HZ (AUTO clock: CPU timers at 100 Hz, perf task-clock above)
+#   profil HZ       profil record -F HZ (from outside: perf events read by profil itself)
+#   inside HZ       profil record -F HZ --clock ring (the preloaded recorder, the fallback)
 #   perf HZ         perf record -e cpu-clock:u -c 1e9/HZ (the kernel writes a ring buffer)
 #   gperftools HZ   LD_PRELOAD=libprofiler.so CPUPROFILE_FREQUENCY=HZ (ITIMER_PROF, SIGPROF)
 # at 100 Hz, 1 kHz and 10 kHz.  Reported, as medians: wall and CPU time (user+sys of the whole
@@ -69,7 +70,7 @@ SPLIT="$W/split -n $BLOCKS $W/libsplitplugin.so"
 # own report of the run in DIR.
 counts() {
 	case $1 in
-	profil)
+	profil|inside)
 		"$PROFIL" report --tsv "$2/out" 2> /dev/null | awk -F '\t' '
 			NR > 1 { t += $6; f = $7; sub(/_blocks$/, "", f); s[f] += $6 }
 			END { print t, s["main_work50"] + 0, s["lib_work25"] + 0,
@@ -95,6 +96,8 @@ run_row() {
 		timed "$d/run" $SPLIT ;;
 	profil)
 		timed "$d/run" "$PROFIL" record -F "$hz" -o "$d/out" -- $SPLIT ;;
+	inside)
+		timed "$d/run" "$PROFIL" record --clock ring -F "$hz" -o "$d/out" -- $SPLIT ;;
 	perf)
 		timed "$d/run" perf record -q -e cpu-clock:u -c $((1000000000 / hz)) \
 			-o "$d/perf.data" -- $SPLIT ;;
@@ -110,7 +113,7 @@ run_row() {
 	fi
 }
 
-TOOLS="profil"
+TOOLS="profil inside"
 command -v perf > /dev/null && perf record -q -o "$TMP/probe.data" -e cpu-clock:u true \
 	> /dev/null 2>&1 && TOOLS="$TOOLS perf"
 [ -n "$GPERF" ] && command -v google-pprof > /dev/null && TOOLS="$TOOLS gperftools"
@@ -220,6 +223,7 @@ added() {
 	    'BEGIN { printf "%.1f", (a - b) / 1000 }') |"
 }
 added "profil record" "$PROFIL" record -o "$TMP/st" -- /bin/true
+added "profil record --clock ring" "$PROFIL" record --clock ring -o "$TMP/st" -- /bin/true
 case " $TOOLS " in *" perf "*)
 	added "perf record" perf record -q -e cpu-clock:u -o "$TMP/st.data" -- /bin/true ;;
 esac
