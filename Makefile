@@ -167,7 +167,7 @@ $(B)/tests/pg/%: tests/pg/%.c tests/pg/spin.h tests/tap.h $(B)/libprofil.so
 # in $(B)/tests/fuzz/.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
-FUZZ_BIN     := $(B)/tests/fuzz/reader $(B)/tests/fuzz/export
+FUZZ_BIN     := $(B)/tests/fuzz/reader $(B)/tests/fuzz/export $(B)/tests/fuzz/outside
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Isrc
 FUZZ_FORMAT  := src/format/reader.c src/format/crc32.c
@@ -181,6 +181,15 @@ $(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
 		$(wildcard src/format/*.h src/report/*.h src/export/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(CLI_CFLAGS:-Werror=) -o $@ tests/fuzz/export.c $(FUZZ_EXPORT) \
+		$(CLI_LIBS)
+
+# The outside recorder's record parser, on its own: the session, its index and the writer.
+FUZZ_OUTSIDE := $(wildcard src/outside/*.c) src/report/index.c src/format/writer.c \
+	src/format/crc32.c
+$(B)/tests/fuzz/outside: tests/fuzz/outside.c $(FUZZ_OUTSIDE) $(wildcard src/outside/*.h) \
+		src/report/index.h src/format/format.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(CLI_CFLAGS:-Werror=) -o $@ tests/fuzz/outside.c $(FUZZ_OUTSIDE) \
 		$(CLI_LIBS)
 
 fuzz: deps

@@ -186,6 +186,25 @@ fd_keep(struct profil_outside *s, int fd)
 	return 0;
 }
 
+/* One event, kept for closing at the end; returns its descriptor or -errno (err says why). */
+static int
+event_keep(struct profil_outside *s, pid_t pid, int cpu, int on_exec, size_t ring, char *err,
+    size_t errlen)
+{
+	int fd = event_open(s, pid, cpu, on_exec, ring), e;
+
+	if (fd < 0) {
+		e = errno;
+		explain(e, "cannot open perf events", err, errlen);
+		return -e;
+	}
+	if (fd_keep(s, fd) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return fd;
+}
+
 /* The CPUs online, from /sys (a list such as "0-3,6"); at most cap of them. */
 static size_t
 cpus_online(int *cpus, size_t cap)
@@ -245,16 +264,9 @@ profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char
 		void *m = MAP_FAILED;
 		int fd, e;
 
-		fd = event_open(s, pid, cpus[i], on_exec, pages * (size_t)page);
-		if (fd < 0) {
-			e = errno;
-			explain(e, "cannot open perf events", err, errlen);
-			return -e;
-		}
-		if (fd_keep(s, fd) < 0) {
-			close(fd);
-			return -ENOMEM;
-		}
+		fd = event_keep(s, pid, cpus[i], on_exec, pages * (size_t)page, err, errlen);
+		if (fd < 0)
+			return fd;
 		for (;;) {
 			m = mmap(NULL, (pages + 1) * (size_t)page, PROT_READ | PROT_WRITE,
 			    MAP_SHARED, fd, 0);
@@ -291,17 +303,10 @@ profil_outside_event_add(struct profil_outside *s, pid_t tid, char *err, size_t 
 	size_t i;
 
 	for (i = 0; i < s->nrings; i++) {
-		int fd = event_open(s, tid, s->rings[i].cpu, 0, s->rings[i].size), e;
+		int fd = event_keep(s, tid, s->rings[i].cpu, 0, s->rings[i].size, err, errlen), e;
 
-		if (fd < 0) {
-			e = errno;
-			explain(e, "cannot open perf events", err, errlen);
-			return -e;
-		}
-		if (fd_keep(s, fd) < 0) {
-			close(fd);
-			return -ENOMEM;
-		}
+		if (fd < 0)
+			return fd;
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) != 0) {
 			e = errno;
 			explain(e, "cannot redirect a perf event to its ring", err, errlen);

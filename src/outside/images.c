@@ -782,6 +782,9 @@ on_fork(struct profil_outside *s, const uint8_t *rec, size_t len)
 	memcpy(&tid, rec + 16, 4);
 	memcpy(&ptid, rec + 20, 4);
 	memcpy(&time, rec + 24, 8);
+	/* A process is never its own parent: such a record is not the kernel's, and is dropped. */
+	if (pid == tid && pid == ppid)
+		return;
 	parent = profil_outside_image_of(s, (pid_t)ppid, 0);
 	if (pid != tid) {
 		/* A thread: named as the thread that made it, until it names itself. */

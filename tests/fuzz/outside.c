@@ -1,0 +1,82 @@
+/*
+ * outside.c - libFuzzer harness of the outside recorder's record parser, profil_outside_apply():
+ * whatever the records say (sizes, pids, lengths, names, call chains, build-ids), applying them
+ * and writing the images never crashes, leaks, reads out of bounds or overflows.  The kernel
+ * writes these records, but a ring can be cut short and a parser must not trust a length.
+ *
+ * The input is a sequence of records, each starting with its perf_event_header; a size that does
+ * not fit is cut to what is left.  Files are written to a scratch directory, emptied after each
+ * input.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outside/session.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int dirfd_ = -1;
+
+static void
+empty_dir(void)
+{
+	int fd = dup(dirfd_);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' || (e->d_name[1] != '\0' && strcmp(e->d_name, "..") != 0))
+			unlinkat(dirfd_, e->d_name, 0);
+	rewinddir(d);
+	closedir(d);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint64_t rec[(65536 + 8) / 8];
+	struct profil_outside_opts o = { 1000, 1, 1, -1, 0 };
+	struct profil_outside *s;
+	size_t off = 0;
+
+	if (dirfd_ < 0) {
+		char tmpl[] = "/tmp/profil-fuzz-outside.XXXXXX";
+
+		if (mkdtemp(tmpl) == NULL || (dirfd_ = open(tmpl, O_RDONLY | O_DIRECTORY)) < 0)
+			abort();
+	}
+	/* The first byte chooses flat or deep stacks, and whether exec'ed images are kept. */
+	if (size > 0) {
+		o.depth = data[0] & 1 ? 128 : 1;
+		o.follow_exec = !(data[0] & 2);
+		data++;
+		size--;
+	}
+	o.dirfd = dirfd_;
+	if (profil_outside_new(&o, &s) < 0)
+		return 0;
+	s->root = 100;
+	while (off + sizeof(struct perf_event_header) <= size) {
+		struct perf_event_header h;
+		size_t n;
+
+		memcpy(&h, data + off, sizeof(h));
+		n = h.size < sizeof(h) ? sizeof(h) : h.size;
+		if (n > size - off)
+			n = size - off;
+		memcpy(rec, data + off, n);
+		profil_outside_apply(s, (const uint8_t *)rec, n);
+		off += n;
+	}
+	profil_outside_status(s, 100, 0x0900);
+	profil_outside_free(s);
+	empty_dir();
+	return 0;
+}
