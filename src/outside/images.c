@@ -230,8 +230,8 @@ file_build_id(const char *path, uint8_t *id)
 
 /*
  * A new executable mapping: the live ones it overlaps end in the current epoch, and the
- * samples from now on have the next.  Only files and the vDSO are kept: anonymous code has no
- * file to name it from.
+ * samples from now on have the next.  Only files and the vDSO are kept: anonymous code (which
+ * the kernel names "//anon") has no file to name it from.
  */
 static void
 map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t start,
@@ -253,7 +253,8 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	}
 	if (ended)
 		im->epoch++;
-	if (plen == 0 || (path[0] != '/' && !(plen == 6 && memcmp(path, "[vdso]", 6) == 0)))
+	if (plen == 0 || (plen >= 2 && path[0] == '/' && path[1] == '/') ||
+	    (path[0] != '/' && !(plen == 6 && memcmp(path, "[vdso]", 6) == 0)))
 		return;
 	if (plen > PROFIL_FORMAT_MAX_PATH)
 		plen = PROFIL_FORMAT_MAX_PATH;
