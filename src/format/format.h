@@ -47,9 +47,13 @@ enum profil_exit_kind {
 };
 
 /*
- * header.clock beyond enum profil_clock: perf events written to ring buffers, no signal; read
- * inside the process (ring) or by the profil process from outside it (outside).
+ * header.clock: the file's own values, fixed by the format whatever the library's enum becomes.
+ * Timers and perf events with a signal per sample (the values of enum profil_clock, which the
+ * inside recorder's engine reports); perf events written to ring buffers without a signal,
+ * read inside the process (ring) or by the profil process from outside it (outside).
  */
+#define PROFIL_FILE_CLOCK_TIMER		1
+#define PROFIL_FILE_CLOCK_PERF		2
 #define PROFIL_FILE_CLOCK_RING		3
 #define PROFIL_FILE_CLOCK_OUTSIDE	4
 

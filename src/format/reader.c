@@ -415,9 +415,9 @@ const char *
 profil_file_clock_name(uint32_t clock)
 {
 	switch (clock) {
-	case 1:
+	case PROFIL_FILE_CLOCK_TIMER:
 		return "timer";
-	case 2:
+	case PROFIL_FILE_CLOCK_PERF:
 		return "perf";
 	case PROFIL_FILE_CLOCK_RING:
 		return "ring";
