@@ -3,12 +3,15 @@ REC=$B/tests/record
 PLUGIN=$REC/libsplitplugin.so
 PROFIL=$B/profil
 
-# share_ok HITS N P QUANTUM: the binomial bound of tests/tap.h (z = 5 standard deviations plus
-# QUANTUM whole samples of rounding the construction allows); prints the comparison.
+# share_ok HITS N P QUANTUM [NEFF]: the binomial bound of tests/tap.h (z = 5 standard deviations
+# plus QUANTUM whole samples of rounding the construction allows); prints the comparison.  NEFF,
+# when given and smaller, is the number of independent observations behind the N ticks: timer
+# signals that each carry several coalesced expirations are fewer draws than their ticks.
 share_ok() {
-	awk -v h="$1" -v n="$2" -v p="$3" -v q="$4" 'BEGIN {
+	awk -v h="$1" -v n="$2" -v p="$3" -v q="$4" -v e="${5:-0}" 'BEGIN {
 		if (n <= 0) { print "no samples"; exit 1 }
-		got = h / n; bound = 5 * sqrt(p * (1 - p) / n) + q / n
+		m = e > 0 && e < n ? e : n
+		got = h / n; bound = 5 * sqrt(p * (1 - p) / m) + q / n
 		d = got - p; if (d < 0) d = -d
 		printf "share %.4f of %d samples, expected %.4f +- %.4f\n", got, n, p, bound
 		exit d <= bound ? 0 : 1 }'

@@ -21,7 +21,7 @@ shares_ok() {
 	while [ $# -gt 0 ]; do
 		h=$(report_samples "$rep" "$2")
 		printf '%s: ' "$2"
-		share_ok "$h" "$n" "$1" 2 || rc=1
+		share_ok "$h" "$n" "$1" 2 "${NEFF:-0}" || rc=1
 		shift 2
 	done
 	return $rc
@@ -66,9 +66,10 @@ for clock in perf timer; do
 		"$PROFIL" record --clock $clock -o split$clock -- "$REC/split" 1.0 "$PLUGIN" \
 			> /dev/null &&
 		"$PROFIL" report --tsv split$clock > split$clock.tsv &&
+		"$PROFIL" dump split$clock/*.profil > split$clock.dump &&
+		NEFF=$(dump_field split$clock.dump samples) &&
 		shares_ok split$clock.tsv 0.50 main_work50 0.25 lib_work25 0.15 plugin_work15 \
 			0.10 main_work10 &&
-		"$PROFIL" dump split$clock/*.profil > split$clock.dump &&
 		grep "^mapping .* epochs=[0-9]*-[0-9]* .*libsplitplugin.so$" split$clock.dump
 	'
 done
