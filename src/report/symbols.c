@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/index.h"
 #include "report/symbols.h"
 
 /* A PT_LOAD segment: how file offsets, which mappings record, become ELF addresses. */
@@ -82,6 +83,11 @@ struct profil_module {
 
 struct profil_symbolizer {
 	struct profil_module *modules;
+	/* The same modules by path and build-id: a report of 20,000 mappings (or of hundreds of
+	 * processes) finds each in constant time, not by walking the list. */
+	struct profil_module **bykey;
+	size_t nbykey, capbykey;
+	struct profil_index index;
 	char *debuginfo_path;		/* libdwfl's search list, NULL for its default */
 	char *debug_dir;		/* the build-id store's root, NULL for /usr/lib/debug */
 	Dwfl_Callbacks callbacks;
@@ -114,7 +120,7 @@ module_free(struct profil_module *mod)
 {
 	size_t i;
 
-	for (i = 0; i < mod->cache_size; i++)
+	for (i = 0; mod->cache != NULL && i < mod->cache_size; i++)
 		free(mod->cache[i]);
 	free(mod->cache);
 	for (i = 0; i < mod->ncus; i++)
@@ -141,6 +147,8 @@ profil_symbolizer_free(struct profil_symbolizer *sym)
 		next = mod->next;
 		module_free(mod);
 	}
+	free(sym->bykey);
+	profil_index_release(&sym->index);
 	free(sym->debuginfo_path);
 	free(sym->debug_dir);
 	if (sym->cxx != NULL)
@@ -452,28 +460,76 @@ module_open(struct profil_symbolizer *sym, struct profil_module *mod)
 		mod->status = PROFIL_MODULE_NO_DEBUG;
 }
 
+struct module_key {
+	const struct profil_symbolizer *sym;
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_len;
+};
+
+static int
+module_same(const void *arg, size_t row)
+{
+	const struct module_key *k = arg;
+	const struct profil_module *mod = k->sym->bykey[row];
+
+	return strcmp(mod->path, k->path) == 0 && mod->build_id_len == k->build_id_len &&
+	    (k->build_id_len == 0 || memcmp(mod->build_id, k->build_id, k->build_id_len) == 0);
+}
+
+/* FNV-1a over the path and the build-id. */
+static uint64_t
+module_hash(const char *path, const uint8_t *build_id, size_t build_id_len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (; *path != '\0'; path++)
+		h = (h ^ (uint8_t)*path) * 0x100000001b3ull;
+	for (i = 0; i < build_id_len; i++)
+		h = (h ^ build_id[i]) * 0x100000001b3ull;
+	return h ^ h >> 31;
+}
+
 struct profil_module *
 profil_symbolizer_module(struct profil_symbolizer *sym, const char *path, const uint8_t *build_id,
     size_t build_id_len)
 {
-	struct profil_module *mod;
+	const struct module_key k = { sym, path, build_id, build_id_len };
+	struct profil_module *mod, **grown;
 	const char *slash;
+	ssize_t row;
 
-	for (mod = sym->modules; mod != NULL; mod = mod->next)
-		if (strcmp(mod->path, path) == 0 && mod->build_id_len == build_id_len &&
-		    (build_id_len == 0 || memcmp(mod->build_id, build_id, build_id_len) == 0))
-			return mod;
+	if (sym->nbykey == sym->capbykey) {
+		size_t cap = sym->capbykey ? 2 * sym->capbykey : 16;
+
+		grown = realloc(sym->bykey, cap * sizeof(*grown));
+		if (grown == NULL) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		sym->bykey = grown;
+		sym->capbykey = cap;
+	}
+	/* Made before it is looked for, so that the row the index may add always gets one. */
 	mod = calloc(1, sizeof(*mod));
-	if (mod == NULL)
+	if (mod == NULL) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	mod->path = strdup(path);
 	mod->build_id = malloc(build_id_len ? build_id_len : 1);
 	mod->cache_size = 64;
 	mod->cache = calloc(mod->cache_size, sizeof(*mod->cache));
-	if (mod->path == NULL || mod->build_id == NULL || mod->cache == NULL) {
+	row = -ENOMEM;
+	if (mod->path != NULL && mod->build_id != NULL && mod->cache != NULL)
+		row = profil_index_get(&sym->index, module_hash(path, build_id, build_id_len),
+		    module_same, &k, sym->nbykey);
+	if (row < 0 || (size_t)row < sym->nbykey) {
 		module_free(mod);
-		errno = ENOMEM;
-		return NULL;
+		if (row < 0)
+			errno = ENOMEM;
+		return row < 0 ? NULL : sym->bykey[row];
 	}
 	if (build_id_len > 0)
 		memcpy(mod->build_id, build_id, build_id_len);
@@ -484,6 +540,7 @@ profil_symbolizer_module(struct profil_symbolizer *sym, const char *path, const 
 	module_open(sym, mod);
 	mod->next = sym->modules;
 	sym->modules = mod;
+	sym->bykey[sym->nbykey++] = mod;
 	return mod;
 }
 
