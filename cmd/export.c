@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "export/export.h"
@@ -83,13 +84,20 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 	int err;
 
 	if (strcmp(x->name, "gmon") == 0) {
+		struct stat st;
+
 		if (mkdir(out, 0777) != 0 && errno != EEXIST) {
 			profil_cmd_error(strerror(errno), out);
 			return 1;
 		}
+		/* A symbolic link another user planted where the directory goes is not followed. */
+		if (lstat(out, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid()) {
+			profil_cmd_error("a symbolic link of another user, not followed", out);
+			return 1;
+		}
 		err = profil_export_gmon(r, out, gmon_done, gmon_skipped, NULL);
 		if (err != 0) {
-			profil_cmd_error(strerror(-err), out);
+			profil_cmd_error(profil_output_strerror(err), out);
 			return 1;
 		}
 		return 0;
@@ -100,7 +108,7 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 	}
 	err = profil_output_open(&o, out);
 	if (err != 0) {
-		profil_cmd_error(strerror(-err), out);
+		profil_cmd_error(profil_output_strerror(err), out);
 		return 1;
 	}
 	if (strcmp(x->name, "folded") == 0)
@@ -118,7 +126,7 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 	}
 	err = profil_output_commit(&o);
 	if (err != 0) {
-		profil_cmd_error(strerror(-err), out);
+		profil_cmd_error(profil_output_strerror(err), out);
 		return 1;
 	}
 	return 0;
