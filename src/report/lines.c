@@ -6,10 +6,13 @@
  * the code is an inlined callee's) for --annotate.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "format/format.h"
 #include "report/report.h"
@@ -300,6 +303,50 @@ profil_report_lines_print(struct profil_report *r, const struct profil_flat_opti
 	return 0;
 }
 
+/* A source file larger than this is not shown (its counted lines still are). */
+#define SOURCE_MAX_BYTES	(64u << 20)
+
+/*
+ * The text of a source file for --annotate, or NULL.  The path comes from debug information,
+ * which is input like any other: a FIFO there must not block, and a symbolic link to /dev/zero
+ * is a line without end, so only a regular file is read, non-blocking to open, and no more of
+ * it than its size said (a /proc file says 0).  The stream reads a copy in memory.
+ */
+static FILE *
+source_open(const char *path, char **buf)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t n;
+	FILE *f;
+	int fd;
+
+	*buf = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SOURCE_MAX_BYTES || (*buf = malloc((size_t)st.st_size)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, *buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	f = got > 0 ? fmemopen(*buf, got, "r") : NULL;
+	if (f == NULL) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return f;
+}
+
 /*
  * The source of one file from line first to last, each line with its ticks; a file that
  * cannot be read prints the counted lines alone (the caller said so once).
@@ -308,7 +355,7 @@ static void
 print_source(const struct line_row *rows, size_t n, uint64_t matched,
     const struct profil_flat_options *opt, FILE *out)
 {
-	char text[4096], path[4096];
+	char text[4096], path[4096], *buf = NULL;
 	int line = 0, first, last;
 	size_t i = 0;
 	FILE *src;
@@ -316,7 +363,7 @@ print_source(const struct line_row *rows, size_t n, uint64_t matched,
 
 	first = rows[0].line > 3 ? rows[0].line - 3 : 1;
 	last = rows[n - 1].line + 3;
-	src = opt->tsv ? NULL : fopen(file, "r");
+	src = opt->tsv ? NULL : source_open(file, &buf);
 	if (!opt->tsv)
 		fprintf(out, "%s%s\n", file,
 		    src == NULL ? " (not readable: lines with samples only)" : "");
@@ -354,6 +401,7 @@ print_source(const struct line_row *rows, size_t n, uint64_t matched,
 			fprintf(out, "%9s %6s %6d  %s\n", ".", "", line, text);
 	}
 	fclose(src);
+	free(buf);
 }
 
 int
