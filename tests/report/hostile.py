@@ -5,6 +5,8 @@ that a hostile or unlucky recorder could write, for the tests of bad input (issu
   counts OUT C1 [C2...]  one sample per count, at unmapped PCs (2**63 twice wraps a uint64_t)
   maps OUT N [DISTINCT]  N mappings of 4 KiB side by side, one sample in each; with DISTINCT
                          each mapping names its own missing file, else all name /bin/true
+  hit OUT PATH OFF COUNT [OFF COUNT...]
+                         COUNT ticks at file offset OFF of PATH (mapped from offset 0)
   names OUT              a program, a thread and a mapping named with escape sequences,
                          tabs, newlines, U+FFFE, U+FFFF and bytes that are no UTF-8
 """
@@ -49,6 +51,12 @@ def main():
             recs.append(mapping(0x10000000 + i * 0x1000, 0x10001000 + i * 0x1000, path))
         for i in range(n):
             recs.append(sample(1, 0x10000010 + i * 0x1000))
+    elif kind == "hit":
+        path = sys.argv[3].encode()
+        recs.append(header(b"hit"))
+        recs.append(mapping(0x100000, 0x10100000, path))
+        for off, count in zip(sys.argv[4::2], sys.argv[5::2]):
+            recs.append(sample(int(count), 0x100000 + int(off, 0)))
     elif kind == "names":
         evil = b"\x1b]0;pwned\x07\x1b[2J\tTAB\nNL\xef\xbf\xbe\xef\xbf\xbf\xff\xfe"
         recs.append(header(b"prog" + evil))
@@ -56,7 +64,7 @@ def main():
         recs.append(mapping(0x1000, 0x2000, b"/nonexistent/" + evil))
         recs.append(sample(3, 0x1500))
     else:
-        sys.exit("usage: hostile.py counts|maps|names OUT [ARG...]")
+        sys.exit("usage: hostile.py counts|maps|hit|names OUT [ARG...]")
     data = b"\x89PROFIL\n" + struct.pack("<II", 1, 0) + b"".join(recs)
     with open(out, "wb") as f:
         f.write(data + record(0x454E44, struct.pack("<Q", len(recs))))
