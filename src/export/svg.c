@@ -39,7 +39,9 @@ utf8_len(const unsigned char *s)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	/* XML 1.0's Char excludes surrogates and U+FFFE, U+FFFF: one of them in a name made the
+	 * whole file invalid. */
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff) || cp >= 0xfffe)) ||
 	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
 		return 0;
 	return n;

@@ -8,25 +8,31 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "report/symbols.h"
+
+/* Names from the profile and the binaries, escaped (escape.h); buf is char[N]. */
+#define SHOW(s, buf)	profil_escape((s), (buf), sizeof(buf))
 
 /* A function's name, or module+0xoffset when nothing names it (gprof would drop the ticks). */
 static const char *
 entry_name(const struct profil_report_entry *e, char *buf, size_t len)
 {
+	char mod[512];
+
 	if (e->function != NULL)
-		return e->function;
+		return profil_escape(e->function, buf, len);
 	if (e->module == NULL)
 		return "[unmapped]";
-	snprintf(buf, len, "%s+0x%" PRIx64, profil_module_name(e->module), e->offset);
+	snprintf(buf, len, "%s+0x%" PRIx64, SHOW(profil_module_name(e->module), mod), e->offset);
 	return buf;
 }
 
 static const char *
-entry_module(const struct profil_report_entry *e)
+entry_module(const struct profil_report_entry *e, char *buf, size_t len)
 {
-	return e->module != NULL ? profil_module_name(e->module) : "?";
+	return e->module != NULL ? profil_escape(profil_module_name(e->module), buf, len) : "?";
 }
 
 /* One line per process that has samples: a fork-heavy shell script makes hundreds of empty
@@ -36,6 +42,7 @@ profil_report_summary_print(struct profil_report *r, const char *title, FILE *ou
 {
 	const struct profil_file *f;
 	size_t i, empty = 0, n = profil_report_nfiles(r);
+	char prog[1024];
 
 	fprintf(out, "%s: %zu process%s, %" PRIu64 " samples, %.3f seconds of CPU\n",
 	    title, n, n == 1 ? "" : "es", profil_report_total(r), profil_report_seconds(r));
@@ -46,7 +53,8 @@ profil_report_summary_print(struct profil_report *r, const char *title, FILE *ou
 			continue;
 		}
 		fprintf(out, "  %s[%" PRIu32 "]: %" PRIu64 " samples at %.1f Hz achieved (%" PRIu32
-		    " Hz requested, %s clock), %s", f->hdr.progname, f->hdr.pid, f->hdr.ticks,
+		    " Hz requested, %s clock), %s", SHOW(f->hdr.progname, prog), f->hdr.pid,
+		    f->hdr.ticks,
 		    (double)f->hdr.achieved_mhz / 1000.0, f->hdr.requested_hz,
 		    profil_file_clock_name(f->hdr.clock),
 		    f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code < 0 ? "exited" :
@@ -74,7 +82,7 @@ print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t 
 	enum profil_report_split split = profil_report_get_split(r);
 	const struct profil_file *f;
 	double lo, hi, cumulative = 0;
-	char buf[512], tid[16];
+	char buf[1024], mod[512], file[4096], path[4096], prog[1024], thread[128], tid[16];
 	size_t i, len, width = 8;
 
 	if (!opt->tsv) {
@@ -94,15 +102,15 @@ print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t 
 			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%.6f\t%" PRIu64 "\t%s\t%s\t%s\t%s",
 			    100.0 * (double)e[i].count / (double)total, 100 * lo, 100 * hi,
 			    cumulative, e[i].seconds, e[i].count,
-			    entry_name(&e[i], buf, sizeof(buf)), entry_module(&e[i]),
-			    e[i].file != NULL ? e[i].file : "",
-			    e[i].module != NULL ? profil_module_path(e[i].module) : "");
+			    entry_name(&e[i], buf, sizeof(buf)), entry_module(&e[i], mod, sizeof(mod)),
+			    e[i].file != NULL ? SHOW(e[i].file, file) : "",
+			    e[i].module != NULL ? SHOW(profil_module_path(e[i].module), path) : "");
 			if (split != PROFIL_SPLIT_NONE) {
 				f = profil_report_file(r, e[i].proc, NULL);
 				snprintf(tid, sizeof(tid), "%" PRIu32, e[i].tid);
 				fprintf(out, "\t%" PRIu32 "\t%s\t%s\t%s", f->hdr.pid,
-				    f->hdr.progname, split == PROFIL_SPLIT_THREAD ? tid : "",
-				    e[i].thread);
+				    SHOW(f->hdr.progname, prog), split == PROFIL_SPLIT_THREAD ? tid : "",
+				    SHOW(e[i].thread, thread));
 			}
 			fprintf(out, "\n");
 			continue;
@@ -111,9 +119,9 @@ print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t 
 		    100.0 * (double)e[i].count / (double)total, 100 * lo, 100 * hi,
 		    cumulative, e[i].seconds, e[i].count);
 		if (split == PROFIL_SPLIT_THREAD)
-			fprintf(out, "%7" PRIu32 "  %-15s  ", e[i].tid, e[i].thread);
+			fprintf(out, "%7" PRIu32 "  %-15s  ", e[i].tid, SHOW(e[i].thread, thread));
 		fprintf(out, "%-*s  %s\n", (int)width, entry_name(&e[i], buf, sizeof(buf)),
-		    entry_module(&e[i]));
+		    entry_module(&e[i], mod, sizeof(mod)));
 	}
 }
 
@@ -124,6 +132,7 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 	const struct profil_report_entry *e;
 	const struct profil_file *f;
 	const char *name;
+	char prog[1024], shown[4096];
 	size_t i, j, k, n;
 
 	e = profil_report_entries(r, &n);
@@ -148,10 +157,11 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 			f = profil_report_file(r, e[i].proc, &name);
 			if (!opt->tsv)
 				fprintf(out, "%s%s[%" PRIu32 "]: %" PRIu64 " samples, %.3f seconds "
-				    "of CPU (%s)\n", i > 0 ? "\n" : "", f->hdr.progname, f->hdr.pid,
+				    "of CPU (%s)\n", i > 0 ? "\n" : "", SHOW(f->hdr.progname, prog),
+				    f->hdr.pid,
 				    profil_report_file_total(r, e[i].proc),
 				    (double)profil_report_file_total(r, e[i].proc) /
-				    profil_report_file_hz(r, e[i].proc), name);
+				    profil_report_file_hz(r, e[i].proc), SHOW(name, shown));
 			print_rows(r, e + i, k, profil_report_file_total(r, e[i].proc), opt, out);
 		}
 	}
