@@ -35,23 +35,75 @@ entry_module(const struct profil_report_entry *e, char *buf, size_t len)
 	return e->module != NULL ? profil_escape(profil_module_name(e->module), buf, len) : "?";
 }
 
+/* The processes (files) of the program whose first file is first. */
+static size_t
+program_processes(const struct profil_report *r, size_t first)
+{
+	size_t i, n = 0;
+
+	for (i = first; i < profil_report_nfiles(r); i++)
+		n += profil_report_file_program(r, i) == first;
+	return n;
+}
+
+/* One line per program that has samples: its processes, samples and seconds. */
+static void
+summary_by_program(struct profil_report *r, FILE *out)
+{
+	size_t i, j, n = profil_report_nfiles(r), procs;
+	const struct profil_file *f;
+	uint64_t ticks;
+	double seconds;
+	char prog[1024];
+
+	for (i = 0; i < n; i++) {
+		if (profil_report_file_program(r, i) != i)
+			continue;
+		procs = 0;
+		ticks = 0;
+		seconds = 0;
+		for (j = i; j < n; j++) {
+			if (profil_report_file_program(r, j) != i ||
+			    profil_report_file(r, j, NULL)->nsamples == 0)
+				continue;
+			procs++;
+			ticks = ticks > UINT64_MAX - profil_report_file_total(r, j) ? UINT64_MAX :
+			    ticks + profil_report_file_total(r, j);
+			seconds += (double)profil_report_file_total(r, j) /
+			    profil_report_file_hz(r, j);
+		}
+		if (procs == 0)
+			continue;
+		f = profil_report_file(r, i, NULL);
+		fprintf(out, "  %s: %zu process%s with samples, %" PRIu64 " samples, %.3f seconds "
+		    "of CPU\n", SHOW(f->hdr.progname, prog), procs, procs == 1 ? "" : "es", ticks,
+		    seconds);
+	}
+}
+
 /* One line per process that has samples: a fork-heavy shell script makes hundreds of empty
- * ones, which are counted instead. */
+ * ones, which are counted instead; and a build's hundreds with samples, one line per program. */
 void
 profil_report_summary_print(struct profil_report *r, const char *title, FILE *out)
 {
 	const struct profil_file *f;
-	size_t i, empty = 0, n = profil_report_nfiles(r);
+	size_t i, empty = 0, n = profil_report_nfiles(r), busy = 0;
 	char prog[1024];
 
 	fprintf(out, "%s: %zu process%s, %" PRIu64 " samples, %.3f seconds of CPU\n",
 	    title, n, n == 1 ? "" : "es", profil_report_total(r), profil_report_seconds(r));
+	for (i = 0; i < n; i++)
+		busy += profil_report_file(r, i, NULL)->nsamples > 0;
+	if (busy > PROFIL_SUMMARY_PROCESSES)
+		summary_by_program(r, out);
 	for (i = 0; i < n; i++) {
 		f = profil_report_file(r, i, NULL);
 		if (f->nsamples == 0) {
 			empty++;
 			continue;
 		}
+		if (busy > PROFIL_SUMMARY_PROCESSES)
+			continue;
 		fprintf(out, "  %s[%" PRIu32 "]: %" PRIu64 " samples at %.1f Hz achieved (%" PRIu32
 		    " Hz requested, %s clock), %s", SHOW(f->hdr.progname, prog), f->hdr.pid,
 		    f->hdr.ticks,
@@ -83,6 +135,7 @@ print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t 
 	const struct profil_file *f;
 	double lo, hi, cumulative = 0;
 	char buf[1024], mod[512], file[4096], path[4096], prog[1024], thread[128], tid[16];
+	char pid[16];
 	size_t i, len, width = 8;
 
 	if (!opt->tsv) {
@@ -108,7 +161,9 @@ print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t 
 			if (split != PROFIL_SPLIT_NONE) {
 				f = profil_report_file(r, e[i].proc, NULL);
 				snprintf(tid, sizeof(tid), "%" PRIu32, e[i].tid);
-				fprintf(out, "\t%" PRIu32 "\t%s\t%s\t%s", f->hdr.pid,
+				snprintf(pid, sizeof(pid), "%" PRIu32, f->hdr.pid);
+				fprintf(out, "\t%s\t%s\t%s\t%s",
+				    split == PROFIL_SPLIT_PROGRAM ? "" : pid,
 				    SHOW(f->hdr.progname, prog), split == PROFIL_SPLIT_THREAD ? tid : "",
 				    SHOW(e[i].thread, thread));
 			}
@@ -130,6 +185,7 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
     FILE *out)
 {
 	const struct profil_report_entry *e;
+	enum profil_report_split split;
 	const struct profil_file *f;
 	const char *name;
 	char prog[1024], shown[4096];
@@ -145,24 +201,34 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 	} else {
 		profil_report_summary_print(r, "Flat profile", out);
 	}
-	if (profil_report_get_split(r) != PROFIL_SPLIT_PROCESS) {
+	split = profil_report_get_split(r);
+	if (split != PROFIL_SPLIT_PROCESS && split != PROFIL_SPLIT_PROGRAM) {
 		print_rows(r, e, opt->limit > 0 && n > opt->limit ? opt->limit : n,
 		    profil_report_total(r), opt, out);
 	} else {
-		/* One table per file, its shares of that file's ticks, the limit per table. */
+		/* One table per file (program), its shares of that file's (program's) ticks, the
+		 * limit per table. */
 		for (i = 0; i < n; i = j) {
-			for (j = i; j < n && e[j].proc == e[i].proc; j++)
-				;
+			uint64_t total = 0;
+			double seconds = 0;
+
+			for (j = i; j < n && e[j].proc == e[i].proc; j++) {
+				total = total > UINT64_MAX - e[j].count ? UINT64_MAX :
+				    total + e[j].count;
+				seconds += e[j].seconds;
+			}
 			k = opt->limit > 0 && j - i > opt->limit ? opt->limit : j - i;
 			f = profil_report_file(r, e[i].proc, &name);
-			if (!opt->tsv)
+			if (!opt->tsv && split == PROFIL_SPLIT_PROCESS)
 				fprintf(out, "%s%s[%" PRIu32 "]: %" PRIu64 " samples, %.3f seconds "
 				    "of CPU (%s)\n", i > 0 ? "\n" : "", SHOW(f->hdr.progname, prog),
-				    f->hdr.pid,
-				    profil_report_file_total(r, e[i].proc),
-				    (double)profil_report_file_total(r, e[i].proc) /
-				    profil_report_file_hz(r, e[i].proc), SHOW(name, shown));
-			print_rows(r, e + i, k, profil_report_file_total(r, e[i].proc), opt, out);
+				    f->hdr.pid, total, seconds, SHOW(name, shown));
+			else if (!opt->tsv)
+				fprintf(out, "%s%s: %zu process%s, %" PRIu64 " samples, %.3f seconds "
+				    "of CPU\n", i > 0 ? "\n" : "", SHOW(f->hdr.progname, prog),
+				    program_processes(r, e[i].proc),
+				    program_processes(r, e[i].proc) == 1 ? "" : "es", total, seconds);
+			print_rows(r, e + i, k, total, opt, out);
 		}
 	}
 	if (fflush(out) != 0 || ferror(out))

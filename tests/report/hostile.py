@@ -7,9 +7,12 @@ that a hostile or unlucky recorder could write, for the tests of bad input (issu
                          each mapping names its own missing file, else all name /bin/true
   hit OUT PATH OFF COUNT [OFF COUNT...]
                          COUNT ticks at file offset OFF of PATH (mapped from offset 0)
+  procs DIR N PATH OFF   N files DIR/pI.profil of processes 1001.. named make, sh and cc1
+                         in turn (I mod 3 = 1, 2, 0), each with 2 ticks at offset OFF of PATH
   names OUT              a program, a thread and a mapping named with escape sequences,
                          tabs, newlines, U+FFFE, U+FFFF and bytes that are no UTF-8
 """
+import os
 import struct
 import sys
 import zlib
@@ -21,7 +24,9 @@ def record(kind, payload):
 
 
 def header(progname):
-    h = struct.pack("<IIII", 4242, 1, 1000, 1) + struct.pack("<QQQQQQQ", 1000000, 1, 2, 1, 1, 1, 0)
+    # HOSTILE_PROG and HOSTILE_PID name the process instead of the kind's defaults.
+    progname = os.environ.get("HOSTILE_PROG", "").encode() or progname
+    h = struct.pack("<IIII", int(os.environ.get("HOSTILE_PID", "4242")), 1, 1000, 1) + struct.pack("<QQQQQQQ", 1000000, 1, 2, 1, 1, 1, 0)
     h += struct.pack("<IiIIII", 1, 0, 0, 1, 1, 0) + struct.pack("<II", len(progname), 0)
     return record(1, h + progname)
 
@@ -35,8 +40,22 @@ def sample(count, pc, tid=1):
     return record(4, struct.pack("<QIII", count, tid, 0, 1) + struct.pack("<Q", pc))
 
 
+def write(out, recs):
+    data = b"\x89PROFIL\n" + struct.pack("<II", 1, 0) + b"".join(recs)
+    with open(out, "wb") as f:
+        f.write(data + record(0x454E44, struct.pack("<Q", len(recs))))
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
+    if kind == "procs":
+        path, off = sys.argv[4].encode(), int(sys.argv[5], 0)
+        for i in range(1, int(sys.argv[3]) + 1):
+            os.environ["HOSTILE_PROG"] = ("cc1", "make", "sh")[i % 3]
+            os.environ["HOSTILE_PID"] = str(1000 + i)
+            write("%s/p%d.profil" % (out, i), [header(b""), mapping(0x100000, 0x10100000, path),
+                                               sample(2, 0x100000 + off)])
+        return
     recs = []
     if kind == "counts":
         recs.append(header(b"counts"))
@@ -64,10 +83,8 @@ def main():
         recs.append(mapping(0x1000, 0x2000, b"/nonexistent/" + evil))
         recs.append(sample(3, 0x1500))
     else:
-        sys.exit("usage: hostile.py counts|maps|hit|names OUT [ARG...]")
-    data = b"\x89PROFIL\n" + struct.pack("<II", 1, 0) + b"".join(recs)
-    with open(out, "wb") as f:
-        f.write(data + record(0x454E44, struct.pack("<Q", len(recs))))
+        sys.exit("usage: hostile.py counts|maps|hit|procs|names OUT [ARG...]")
+    write(out, recs)
 
 
 if __name__ == "__main__":
