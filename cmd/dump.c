@@ -39,7 +39,8 @@ dump(const struct profil_file *f)
 	    "achieved_hz=%.3f clock=%s exit=%s code=%d samples=%" PRIu64 " ticks=%" PRIu64
 	    " dropped=%" PRIu64 " cpu_ns=%" PRIu64 " start_ns=%" PRIu64 " end_ns=%" PRIu64
 	    " flags=%#x max_depth=%u threads=%u thread_failures=%u\n", f->version, h->pid,
-	    h->ppid, SHOW(h->progname, prog), SHOW(h->exe, path), h->requested_hz, (double)h->achieved_mhz / 1000.0,
+	    h->ppid, SHOW(h->progname, prog), SHOW(h->exe, path), h->requested_hz,
+	    (double)h->achieved_mhz / 1000.0,
 	    profil_file_clock_name(h->clock), profil_file_exit_name(h->exit_kind), h->exit_code,
 	    h->samples, h->ticks, h->dropped, h->cpu_ns, h->start_ns, h->end_ns, h->flags,
 	    h->max_depth, h->threads, h->thread_failures);

@@ -28,8 +28,8 @@ enum report_view {
 static int
 usage(FILE *f)
 {
-	fprintf(f, "usage: profil report [-n N] [--tsv] [--pid PID] [--per-process | --threads |\n"
-	    "           --graph | --lines | --annotate FUNCTION | --diff BASE] [PATH...]\n"
+	fprintf(f, "usage: profil report [-n N] [--tsv] [--pid PID] [--per-process | --per-program |\n"
+	    "           --threads | --graph | --lines | --annotate FUNCTION | --diff BASE] [PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default " REPORT_DEFAULT_DIR ")\n"
 	    "  -n, --limit N   print the N heaviest rows only\n"
 	    "  --tsv       tab-separated values with a header line\n"
