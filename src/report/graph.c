@@ -90,17 +90,26 @@ add_stack(void *arg, const struct profil_stack *st)
 	return 0;
 }
 
+/* The node's function name as the flat view names it (raw: for sorting). */
 static const char *
-node_name(const struct profil_tally_row *row, char *buf, size_t len)
+node_raw_name(const struct profil_tally_row *row, char *buf, size_t len)
 {
 	struct profil_stack_frame fr;
-	const char *name, *shown;
-	char tmp[1024];
 
 	memset(&fr, 0, sizeof(fr));
 	fr.loc = row->ptr[0];
 	fr.module = (struct profil_module *)(uintptr_t)row->ptr[1];
-	name = profil_stack_frame_name(&fr, profil_stack_frame_levels(&fr) - 1, tmp, sizeof(tmp));
+	return profil_stack_frame_name(&fr, profil_stack_frame_levels(&fr) - 1, buf, len);
+}
+
+/* The same escaped, for printing (escape.h). */
+static const char *
+node_name(const struct profil_tally_row *row, char *buf, size_t len)
+{
+	const char *name, *shown;
+	char tmp[1024];
+
+	name = node_raw_name(row, tmp, sizeof(tmp));
 	shown = profil_escape(name, buf, len);
 	if (shown == tmp) {
 		snprintf(buf, len, "%s", tmp);
@@ -137,7 +146,7 @@ node_cmp(const void *a, const void *b, void *arg)
 		return x->count[1] > y->count[1] ? -1 : 1;
 	if (x->count[0] != y->count[0])
 		return x->count[0] > y->count[0] ? -1 : 1;
-	c = strcmp(node_name(x, bx, sizeof(bx)), node_name(y, by, sizeof(by)));
+	c = strcmp(node_raw_name(x, bx, sizeof(bx)), node_raw_name(y, by, sizeof(by)));
 	if (c != 0)
 		return c;
 	return strcmp(x->ptr[1] != NULL ? profil_module_name(x->ptr[1]) : "?",
