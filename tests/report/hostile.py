@@ -9,6 +9,8 @@ that a hostile or unlucky recorder could write, for the tests of bad input (issu
                          COUNT ticks at file offset OFF of PATH (mapped from offset 0)
   procs DIR N PATH OFF   N files DIR/pI.profil of processes 1001.. named make, sh and cc1
                          in turn (I mod 3 = 1, 2, 0), each with 2 ticks at offset OFF of PATH
+  deep OUT N D           N samples of one tick, each a stack of D distinct PCs in a missing
+                         library: deep distinct stacks, every frame its own name
   names OUT              a program, a thread and a mapping named with escape sequences,
                          tabs, newlines, U+FFFE, U+FFFF and bytes that are no UTF-8
 """
@@ -76,6 +78,13 @@ def main():
         recs.append(mapping(0x100000, 0x10100000, path))
         for off, count in zip(sys.argv[4::2], sys.argv[5::2]):
             recs.append(sample(int(count), 0x100000 + int(off, 0)))
+    elif kind == "deep":
+        n, d = int(sys.argv[3]), int(sys.argv[4])
+        recs.append(header(b"deep"))
+        recs.append(mapping(0x100000, 0x40100000, b"/nonexistent/deep.so"))
+        for i in range(n):
+            pcs = [0x100000 + (i * d + j) * 16 for j in range(d)]
+            recs.append(record(4, struct.pack("<QIII", 1, 1, 0, d) + struct.pack("<%dQ" % d, *pcs)))
     elif kind == "names":
         evil = b"\x1b]0;pwned\x07\x1b[2J\tTAB\nNL\xef\xbf\xbe\xef\xbf\xbf\xff\xfe"
         recs.append(header(b"prog" + evil))
@@ -83,7 +92,7 @@ def main():
         recs.append(mapping(0x1000, 0x2000, b"/nonexistent/" + evil))
         recs.append(sample(3, 0x1500))
     else:
-        sys.exit("usage: hostile.py counts|maps|hit|procs|names OUT [ARG...]")
+        sys.exit("usage: hostile.py counts|maps|hit|procs|deep|names OUT [ARG...]")
     write(out, recs)
 
 
