@@ -575,7 +575,8 @@ profil_file_mapping_find(const struct profil_file *f, uint64_t pc, uint32_t epoc
 			else
 				hi = mid;
 		}
-		if (lo > g) {
+		/* Usually the first one tried; the others only for overlaps no recorder writes. */
+		for (; lo > g; lo--) {
 			m = &f->maps[f->map_order[lo - 1]];
 			if (pc < m->end && epoch <= m->unload_epoch)
 				return m;
