@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "export/export.h"
 #include "format/format.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "report/symbols.h"
 
@@ -48,8 +49,11 @@ usage(FILE *f)
 static void
 gmon_done(void *arg, const char *path, const struct profil_module *mod, uint64_t ticks)
 {
+	char shown[2][4 * 4096];
+
 	(void)arg;
-	printf("%s\t%s\t%" PRIu64 "\n", path, profil_module_path(mod), ticks);
+	printf("%s\t%s\t%" PRIu64 "\n", profil_escape(path, shown[0], sizeof(shown[0])),
+	    profil_escape(profil_module_path(mod), shown[1], sizeof(shown[1])), ticks);
 }
 
 static void
