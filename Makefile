@@ -100,10 +100,16 @@ $(B)/tests/progs/%: tests/progs/%.c tests/tap.h tests/progs/work.h $(B)/libprofi
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< $(PROG_LIBS)
 
-# Unit tests link the objects themselves, internal symbols included.
+# Unit tests link the objects themselves, internal symbols included.  Some #include a source
+# file (tests/unit/format.c the reader): -MMD lists every file a test includes, so that editing
+# one rebuilds the test rather than running the old binary.
 $(B)/tests/unit/%: tests/unit/%.c tests/tap.h $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -Isrc -pthread -o $@ $< $(LIB_OBJ) -lm
+	$(CC) $(PROG_CFLAGS) -Isrc -pthread -MMD -MP -MF $@.d -MT $@ -o $@ $< $(LIB_OBJ) -lm
+
+# The same said explicitly, for a build tree made before the dependency files existed.
+$(B)/tests/unit/format: src/format/crc32.c src/format/reader.c src/format/writer.c \
+    src/format/format.h
 
 # Report tests link the command's objects but cmd/ (main() is there), and two libraries of
 # their own: one linked, one to dlopen.
@@ -251,4 +257,4 @@ install: all
 clean:
 	rm -rf $(B)
 
--include $(LIB_OBJ:.o=.d) $(REC_OBJ:.o=.d) $(CLI_SRC:%.c=$(B)/cli/%.d)
+-include $(LIB_OBJ:.o=.d) $(REC_OBJ:.o=.d) $(CLI_SRC:%.c=$(B)/cli/%.d) $(UNIT_BIN:=.d)

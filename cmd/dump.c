@@ -10,14 +10,20 @@
 
 #include "cmd.h"
 #include "format/format.h"
+#include "report/escape.h"
+
+/* Names from the file, escaped (report/escape.h); buf is char[N]. */
+#define SHOW(s, buf)	profil_escape((s), (buf), sizeof(buf))
 
 static void
 print_pc(const struct profil_file *f, uint64_t pc, uint32_t epoch)
 {
 	const struct profil_file_mapping *m = profil_file_mapping_find(f, pc, epoch);
+	char path[4 * PROFIL_FORMAT_MAX_PATH + 1];
 
 	if (m != NULL)
-		printf(" 0x%" PRIx64 "=%s+0x%" PRIx64, pc, m->path, pc - m->start + m->offset);
+		printf(" 0x%" PRIx64 "=%s+0x%" PRIx64, pc, SHOW(m->path, path),
+		    pc - m->start + m->offset);
 	else
 		printf(" 0x%" PRIx64 "=?", pc);
 }
@@ -26,13 +32,15 @@ static void
 dump(const struct profil_file *f)
 {
 	const struct profil_file_header *h = &f->hdr;
+	char prog[4 * PROFIL_FORMAT_MAX_NAME + 1], path[4 * PROFIL_FORMAT_MAX_PATH + 1];
 	size_t i, j;
 
 	printf("header version=%u pid=%u ppid=%u progname=%s exe=%s requested_hz=%u "
 	    "achieved_hz=%.3f clock=%s exit=%s code=%d samples=%" PRIu64 " ticks=%" PRIu64
 	    " dropped=%" PRIu64 " cpu_ns=%" PRIu64 " start_ns=%" PRIu64 " end_ns=%" PRIu64
 	    " flags=%#x max_depth=%u threads=%u thread_failures=%u\n", f->version, h->pid,
-	    h->ppid, h->progname, h->exe, h->requested_hz, (double)h->achieved_mhz / 1000.0,
+	    h->ppid, SHOW(h->progname, prog), SHOW(h->exe, path), h->requested_hz,
+	    (double)h->achieved_mhz / 1000.0,
 	    profil_file_clock_name(h->clock), profil_file_exit_name(h->exit_kind), h->exit_code,
 	    h->samples, h->ticks, h->dropped, h->cpu_ns, h->start_ns, h->end_ns, h->flags,
 	    h->max_depth, h->threads, h->thread_failures);
@@ -44,10 +52,10 @@ dump(const struct profil_file *f)
 		    m->unload_epoch == PROFIL_EPOCH_NEVER ? -1 : (int)m->unload_epoch);
 		for (j = 0; j < m->build_id_len; j++)
 			printf("%02x", m->build_id[j]);
-		printf("%s %s\n", m->build_id_len ? "" : "-", m->path);
+		printf("%s %s\n", m->build_id_len ? "" : "-", SHOW(m->path, path));
 	}
 	for (i = 0; i < f->nthreads; i++)
-		printf("thread %u %s\n", f->threads[i].tid, f->threads[i].name);
+		printf("thread %u %s\n", f->threads[i].tid, SHOW(f->threads[i].name, prog));
 	for (i = 0; i < f->nsamples; i++) {
 		const struct profil_file_sample *s = &f->samples[i];
 
@@ -62,7 +70,7 @@ int
 profil_cmd_dump(int argc, char **argv)
 {
 	struct profil_file *f;
-	char err[512];
+	char err[512], path[4 * PROFIL_FORMAT_MAX_PATH + 1];
 	int i, rc, status = 0;
 
 	if (argc < 2) {
@@ -76,7 +84,7 @@ profil_cmd_dump(int argc, char **argv)
 			status = 1;
 			continue;
 		}
-		printf("file %s\n", argv[i]);
+		printf("file %s\n", SHOW(argv[i], path));
 		dump(f);
 		profil_file_free(f);
 	}

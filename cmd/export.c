@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "export/export.h"
 #include "format/format.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "report/symbols.h"
 
@@ -47,8 +49,11 @@ usage(FILE *f)
 static void
 gmon_done(void *arg, const char *path, const struct profil_module *mod, uint64_t ticks)
 {
+	char shown[2][4 * 4096];
+
 	(void)arg;
-	printf("%s\t%s\t%" PRIu64 "\n", path, profil_module_path(mod), ticks);
+	printf("%s\t%s\t%" PRIu64 "\n", profil_escape(path, shown[0], sizeof(shown[0])),
+	    profil_escape(profil_module_path(mod), shown[1], sizeof(shown[1])), ticks);
 }
 
 static void
@@ -83,13 +88,20 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 	int err;
 
 	if (strcmp(x->name, "gmon") == 0) {
+		struct stat st;
+
 		if (mkdir(out, 0777) != 0 && errno != EEXIST) {
 			profil_cmd_error(strerror(errno), out);
 			return 1;
 		}
+		/* A symbolic link another user planted where the directory goes is not followed. */
+		if (lstat(out, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid()) {
+			profil_cmd_error("a symbolic link of another user, not followed", out);
+			return 1;
+		}
 		err = profil_export_gmon(r, out, gmon_done, gmon_skipped, NULL);
 		if (err != 0) {
-			profil_cmd_error(strerror(-err), out);
+			profil_cmd_error(profil_output_strerror(err), out);
 			return 1;
 		}
 		return 0;
@@ -100,7 +112,7 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 	}
 	err = profil_output_open(&o, out);
 	if (err != 0) {
-		profil_cmd_error(strerror(-err), out);
+		profil_cmd_error(profil_output_strerror(err), out);
 		return 1;
 	}
 	if (strcmp(x->name, "folded") == 0)
@@ -118,7 +130,7 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 	}
 	err = profil_output_commit(&o);
 	if (err != 0) {
-		profil_cmd_error(strerror(-err), out);
+		profil_cmd_error(profil_output_strerror(err), out);
 		return 1;
 	}
 	return 0;

@@ -112,6 +112,14 @@ profil_cmd_load(struct profil_report *r, int npaths, char **paths)
 {
 	int i, rc = 0;
 
+	/*
+	 * debuginfod only when asked for: the symbolizer's own search never asks it, but libdwfl
+	 * still would for dwz's alternate debug files, and each module without debug information
+	 * would wait on the network.  PROFIL_DEBUGINFOD keeps DEBUGINFOD_URLS in effect.
+	 */
+	if (getenv("PROFIL_DEBUGINFOD") == NULL)
+		unsetenv("DEBUGINFOD_URLS");
+
 	if (npaths == 0)
 		return add_path(r, PROFIL_CMD_DEFAULT_DIR);
 	for (i = 0; i < npaths && rc == 0; i++)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "report/escape.h"
 
 /* Each subcommand adds its line here; the functions live in cmd/<name>.c. */
 const struct profil_cmd profil_cmds[] = {
@@ -16,8 +17,13 @@ const struct profil_cmd profil_cmds[] = {
 void
 profil_cmd_error(const char *what, const char *subject)
 {
+	char shown[4096 + 64];
+
+	/* Subjects are paths and names from files: escaped, so a message cannot drive the
+	 * terminal it is printed on. */
 	if (subject != NULL)
-		fprintf(stderr, "profil: %s: '%s'\n", what, subject);
+		fprintf(stderr, "profil: %s: '%s'\n", what,
+		    profil_escape(subject, shown, sizeof(shown)));
 	else
 		fprintf(stderr, "profil: %s\n", what);
 }

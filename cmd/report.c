@@ -28,13 +28,14 @@ enum report_view {
 static int
 usage(FILE *f)
 {
-	fprintf(f, "usage: profil report [-n N] [--tsv] [--pid PID] [--per-process | --threads |\n"
-	    "           --graph | --lines | --annotate FUNCTION | --diff BASE] [PATH...]\n"
+	fprintf(f, "usage: profil report [-n N] [--tsv] [--pid PID] [--per-process | --per-program |\n"
+	    "           --threads | --graph | --lines | --annotate FUNCTION | --diff BASE] [PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default " REPORT_DEFAULT_DIR ")\n"
 	    "  -n, --limit N   print the N heaviest rows only\n"
 	    "  --tsv       tab-separated values with a header line\n"
 	    "  --pid PID   the files of process PID only\n"
 	    "  --per-process   one flat view per file (process image)\n"
+	    "  --per-program   one flat view per program, its processes merged\n"
 	    "  --threads   flat view rows split by thread\n"
 	    "  --graph     call graph from -g stacks: self, total, callers, callees\n"
 	    "  --lines     hottest source lines\n"
@@ -147,6 +148,7 @@ profil_cmd_report(int argc, char **argv)
 		{ "tsv", no_argument, NULL, 't' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "per-process", no_argument, NULL, 'P' },
+		{ "per-program", no_argument, NULL, 'G' },
 		{ "threads", no_argument, NULL, 'T' },
 		{ "graph", no_argument, NULL, 'g' },
 		{ "lines", no_argument, NULL, 'l' },
@@ -185,9 +187,12 @@ profil_cmd_report(int argc, char **argv)
 			pid_arg = optarg;
 			break;
 		case 'P':
+		case 'G':
 		case 'T':
-			split = c == 'P' ? PROFIL_SPLIT_PROCESS : PROFIL_SPLIT_THREAD;
-			split_opt = c == 'P' ? "--per-process" : "--threads";
+			split = c == 'P' ? PROFIL_SPLIT_PROCESS : c == 'G' ? PROFIL_SPLIT_PROGRAM :
+			    PROFIL_SPLIT_THREAD;
+			split_opt = c == 'P' ? "--per-process" : c == 'G' ? "--per-program" :
+			    "--threads";
 			nsplits++;
 			break;
 		case 'g':

@@ -28,8 +28,15 @@ struct profil_output {
 	char *tmp;			/* NULL for standard output */
 };
 
-/* Returns 0 or -errno of the creation. */
+/*
+ * Returns 0 or -errno of the creation.  An existing path is replaced only when it is a regular
+ * file of the effective user with one link, and the new file keeps its mode; otherwise the
+ * output is refused: -ELOOP a symbolic link, -EEXIST not a regular file, -EPERM another
+ * user's, -EMLINK other hard links.  A new file gets open(2)'s mode (0666 less the umask).
+ */
 int profil_output_open(struct profil_output *o, const char *path);
+/* The sentence for an error of the output functions: the refusals above, else strerror. */
+const char *profil_output_strerror(int err);
 /* Flushes, closes and renames; on any error removes the temporary.  Returns 0 or -errno. */
 int profil_output_commit(struct profil_output *o);
 /* Closes and removes the temporary (after a failed write). */

@@ -184,40 +184,59 @@ put_u32(FILE *f, uint32_t v)
 	put(f, &v, sizeof(v));
 }
 
-/*
- * Writes the file: the gmon header, then as many histogram records over [low, high) as the
- * fullest bin needs (gprof adds records with identical ranges, and one bin holds 65535).
- */
+/* One histogram record over bins[first, last) of the file's range, each bin's count less
+ * skip, at most GMON_BIN_MAX. */
 static void
-gmon_write(FILE *f, uint64_t low, uint64_t high, const uint64_t *bins, uint32_t nbins,
-    uint32_t rate)
+hist_record(FILE *f, uint64_t low, const uint64_t *bins, uint32_t first, uint32_t last,
+    uint64_t skip, uint32_t rate)
 {
 	static const char dimen[15] = "seconds";
-	uint64_t max = 0, rec, nrec, left;
+	uint64_t left;
 	uint32_t i;
 	uint16_t b;
 
-	for (i = 0; i < nbins; i++)
-		if (bins[i] > max)
-			max = bins[i];
+	fputc(GMON_TAG_TIME_HIST, f);
+	put_u64(f, low + 2 * (uint64_t)first);
+	put_u64(f, low + 2 * (uint64_t)last);
+	put_u32(f, last - first);
+	put_u32(f, rate);
+	put(f, dimen, sizeof(dimen));
+	fputc('s', f);
+	for (i = first; i < last; i++) {
+		left = bins[i] > skip ? bins[i] - skip : 0;
+		b = (uint16_t)(left > GMON_BIN_MAX ? GMON_BIN_MAX : left);
+		put(f, &b, sizeof(b));
+	}
+}
+
+/*
+ * Writes the file: the gmon header, then the histogram over [low, high).  A bin holds 65535
+ * at most and gprof adds records with identical ranges, so a bin with more ticks needs more
+ * records; repeating the whole histogram for them made a 352-byte profile with one full bin
+ * a 1.7 GB gmon file.  Instead the range is cut at each such bin: the bins between are one
+ * record each, the heavy bin a record of its own, repeated.  The pieces do not overlap
+ * (gprof refuses partial overlaps) and all have 2-byte bins (gprof wants one scale).
+ */
+static void
+gmon_write(FILE *f, uint64_t low, const uint64_t *bins, uint32_t nbins, uint32_t rate)
+{
+	uint64_t rec;
+	uint32_t i, first = 0;
+
 	put(f, "gmon", 4);
 	put_u32(f, GMON_VERSION);
 	put(f, "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
-	nrec = (max + GMON_BIN_MAX - 1) / GMON_BIN_MAX;
-	for (rec = 0; rec < nrec; rec++) {
-		fputc(GMON_TAG_TIME_HIST, f);
-		put_u64(f, low);
-		put_u64(f, high);
-		put_u32(f, nbins);
-		put_u32(f, rate);
-		put(f, dimen, sizeof(dimen));
-		fputc('s', f);
-		for (i = 0; i < nbins; i++) {
-			left = bins[i] > rec * GMON_BIN_MAX ? bins[i] - rec * GMON_BIN_MAX : 0;
-			b = (uint16_t)(left > GMON_BIN_MAX ? GMON_BIN_MAX : left);
-			put(f, &b, sizeof(b));
-		}
+	for (i = 0; i < nbins; i++) {
+		if (bins[i] <= GMON_BIN_MAX)
+			continue;
+		if (first < i)
+			hist_record(f, low, bins, first, i, 0, rate);
+		for (rec = 0; rec * GMON_BIN_MAX < bins[i]; rec++)
+			hist_record(f, low, bins, i, i + 1, rec * GMON_BIN_MAX, rate);
+		first = i + 1;
 	}
+	if (first < nbins)
+		hist_record(f, low, bins, first, nbins, 0, rate);
 }
 
 /* gmon.NAME.out in dir, or gmon.NAME.N.out when an earlier object of this export had the
@@ -309,7 +328,7 @@ export_object(struct gmon_export *g, size_t k, const char *dir,
 	if (err == 0)
 		err = profil_output_open(&out, path);
 	if (err == 0) {
-		gmon_write(out.f, low, high, bins, nbins, rate < 1 ? 1 :
+		gmon_write(out.f, low, bins, nbins, rate < 1 ? 1 :
 		    rate >= INT32_MAX ? INT32_MAX : (uint32_t)(rate + 0.5));
 		err = profil_output_commit(&out);
 	}

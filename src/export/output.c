@@ -1,6 +1,7 @@
 /*
  * output.c - output files written under a temporary name and renamed into place, so that a
- * reader (or a crash half-way) never leaves a truncated gmon.out or profile behind.
+ * reader (or a crash half-way) never leaves a truncated gmon.out or profile behind; and only
+ * over a regular file of the user's, with no other name.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,9 +23,55 @@ creation_mode(void)
 	return 0666 & ~mask;
 }
 
+/*
+ * What may be at path, to be replaced by rename(2): nothing, or a regular file of ours with no
+ * other name.  rename replaces the directory entry whatever it is, so without this check a
+ * device node became a regular file (as root, -o /dev/null would replace the real one), a
+ * symbolic link was replaced rather than followed or refused, another user's file in a shared
+ * directory was taken over, and a hard link was split off.  *mode is the mode to give the new
+ * file: the old file's (never wider), or open(2)'s for a fresh one.
+ */
+static int
+check_target(const char *path, mode_t *mode)
+{
+	struct stat st;
+
+	*mode = creation_mode();
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(st.st_mode))
+		return -EEXIST;
+	if (st.st_uid != geteuid())
+		return -EPERM;
+	if (st.st_nlink > 1)
+		return -EMLINK;
+	*mode = st.st_mode & 07777;
+	return 0;
+}
+
+const char *
+profil_output_strerror(int err)
+{
+	switch (err) {
+	case -ELOOP:
+		return "is a symbolic link, not replaced";
+	case -EEXIST:
+		return "exists and is not a regular file, not replaced";
+	case -EPERM:
+		return "belongs to another user, not replaced";
+	case -EMLINK:
+		return "has other hard links, not replaced";
+	default:
+		return strerror(-err);
+	}
+}
+
 int
 profil_output_open(struct profil_output *o, const char *path)
 {
+	mode_t mode;
 	int fd, err;
 
 	memset(o, 0, sizeof(*o));
@@ -32,6 +79,9 @@ profil_output_open(struct profil_output *o, const char *path)
 		o->f = stdout;
 		return 0;
 	}
+	err = check_target(path, &mode);
+	if (err != 0)
+		return err;
 	o->path = strdup(path);
 	if (o->path == NULL || asprintf(&o->tmp, "%s.XXXXXX", path) < 0) {
 		free(o->path);
@@ -45,7 +95,7 @@ profil_output_open(struct profil_output *o, const char *path)
 		free(o->path);
 		return err;
 	}
-	(void)fchmod(fd, creation_mode());
+	(void)fchmod(fd, mode);
 	o->f = fdopen(fd, "w");
 	if (o->f == NULL) {
 		err = -errno;

@@ -21,6 +21,12 @@
 #define SVG_TOP		70	/* title, help line and search box */
 #define SVG_BOTTOM	30	/* the details line */
 #define SVG_CHAR	7.0	/* average glyph width of the 12px font, to shorten labels */
+/*
+ * Frames narrower than this many pixels are not drawn, nor anything above them (flamegraph.pl's
+ * --minwidth): 64 MB of deep distinct stacks made a 2.5 GB file of invisible frames.  So the
+ * frames drawn are at most SVG_WIDTH / SVG_MIN_WIDTH per level.
+ */
+#define SVG_MIN_WIDTH	1.0
 
 /* The length of the valid UTF-8 sequence at s (no overlong forms, no surrogates, at most
  * U+10FFFF), or 0. */
@@ -39,7 +45,9 @@ utf8_len(const unsigned char *s)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	/* XML 1.0's Char excludes surrogates and U+FFFE, U+FFFF: one of them in a name made the
+	 * whole file invalid. */
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff) || cp >= 0xfffe)) ||
 	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
 		return 0;
 	return n;
@@ -225,7 +233,7 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 	const struct profil_tree_node *nd = t->nodes;
 	double scale = (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)nd[0].total, px, pw;
 	uint64_t *x = malloc(t->n * sizeof(*x));
-	size_t n = 0, c;
+	size_t n = 0, c, pruned = 0;
 	uint64_t next;
 	char fill[32];
 	unsigned y;
@@ -244,6 +252,10 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 		}
 		px = SVG_PAD + (double)x[n] * scale;
 		pw = (double)nd[n].total * scale;
+		if (n != 0 && pw < SVG_MIN_WIDTH) {
+			pruned++;
+			goto next;
+		}
 		y = height - SVG_BOTTOM - (nd[n].depth + 1) * SVG_FRAME;
 		if (n == 0)
 			snprintf(fill, sizeof(fill), "rgb(200,200,200)");
@@ -286,6 +298,7 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 			n = nd[n].child;
 			continue;
 		}
+next:
 		while (n != 0 && nd[n].next == 0)
 			n = nd[n].parent;
 		if (n == 0)
@@ -293,6 +306,9 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 		n = nd[n].next;
 	}
 	free(x);
+	if (pruned > 0)
+		fprintf(out, "<!-- %zu frames narrower than %.1f pixel not drawn, nor what stands "
+		    "on them -->\n", pruned, SVG_MIN_WIDTH);
 	return 0;
 }
 

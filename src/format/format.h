@@ -131,6 +131,10 @@ struct profil_file {
 	struct profil_file_sample *samples;
 	size_t nsamples;
 	uint32_t version;
+	/* The reader's index of maps for profil_file_mapping_find(): their numbers sorted by
+	 * (start, load_epoch), and the largest end among the first i + 1 of that order. */
+	size_t *map_order;
+	uint64_t *map_maxend;
 };
 
 /*
@@ -152,7 +156,8 @@ int profil_file_parse(const void *data, size_t len, struct profil_file **out, ch
 /* Frees what profil_file_read() returned; NULL is allowed. */
 void profil_file_free(struct profil_file *f);
 
-/* The mapping a pc of a sample taken in epoch belongs to, or NULL. */
+/* The mapping a pc of a sample taken in epoch belongs to, or NULL.  Logarithmic in the
+ * mappings for a file whose mappings at one epoch do not overlap (what a recorder writes). */
 const struct profil_file_mapping *profil_file_mapping_find(const struct profil_file *f,
     uint64_t pc, uint32_t epoch);
 

@@ -14,9 +14,6 @@
 
 #include "format.h"
 
-/* A file larger than this is refused rather than read into memory. */
-#define MAX_FILE_BYTES ((size_t)1 << 32)
-
 __attribute__((format(printf, 3, 4))) static int
 fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -87,7 +84,19 @@ struct parse {
 	char *err;
 	size_t errlen;
 	int nomem;
+	uint64_t ticks;			/* the sum of the samples' counts so far */
 };
+
+/* A read error, or no memory for the record: its text and where. */
+static int
+fail_read(struct parse *ps, int r, size_t off)
+{
+	if (r == -ENOMEM)
+		fail(ps->err, ps->errlen, "out of memory");
+	else
+		fail(ps->err, ps->errlen, "%s at offset %zu", strerror(-r), off);
+	return r;
+}
 
 static int
 parse_header(struct parse *ps, const uint8_t *p, size_t len, size_t at)
@@ -208,6 +217,11 @@ parse_sample(struct parse *ps, const uint8_t *p, size_t len, size_t at)
 		    at);
 	if (get_u64(p) == 0)
 		return fail(ps->err, ps->errlen, "sample with a zero count at offset %zu", at);
+	/* Every sum of counts a view makes stays exact: a file whose ticks overflow is refused. */
+	if (get_u64(p) > UINT64_MAX - ps->ticks)
+		return fail(ps->err, ps->errlen,
+		    "sample counts overflow 64 bits at offset %zu", at);
+	ps->ticks += get_u64(p);
 	s = grow((void **)&f->samples, &f->nsamples, &ps->cap_samples, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
@@ -223,16 +237,77 @@ parse_sample(struct parse *ps, const uint8_t *p, size_t len, size_t at)
 	return 0;
 }
 
-static int
-parse_all(struct parse *ps, const uint8_t *data, size_t len)
+/*
+ * Where the bytes come from: a buffer, or a file read one record at a time.  A file is never
+ * read whole before it is checked: a sparse 4 GiB file with a profile's name is refused at its
+ * first bad record, and memory stays within one record (PROFIL_FORMAT_MAX_RECORD) plus the
+ * model of what was read.
+ */
+struct source {
+	const uint8_t *mem;		/* a buffer of len bytes, or NULL for fd */
+	size_t len;
+	int fd;
+	uint8_t *buf;			/* fd: the current record */
+	size_t cap;
+	size_t off;			/* offset of the next byte not yet taken */
+};
+
+/*
+ * Takes up to n bytes at the current offset, pointed to by *p (valid until the next call).
+ * Returns how many there were (fewer than n only at the end of the input), or -errno.
+ */
+static ssize_t
+source_take(struct source *src, size_t n, const uint8_t **p)
 {
-	size_t off = 16;
+	size_t got = 0;
+	ssize_t r;
+
+	if (src->mem != NULL) {
+		if (n > src->len - src->off)
+			n = src->len - src->off;
+		*p = src->mem + src->off;
+		src->off += n;
+		return (ssize_t)n;
+	}
+	if (n > src->cap) {
+		uint8_t *b = realloc(src->buf, n);
+
+		if (b == NULL)
+			return -ENOMEM;
+		src->buf = b;
+		src->cap = n;
+	}
+	while (got < n) {
+		r = read(src->fd, src->buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	*p = src->buf;
+	src->off += got;
+	return (ssize_t)got;
+}
+
+static int
+parse_all(struct parse *ps, struct source *src)
+{
 	uint64_t records = 0;
 	int have_header = 0, r;
+	const uint8_t *pre;
+	uint8_t frame[8];
+	ssize_t got;
+	size_t off;
 
-	if (len < 16 || memcmp(data, PROFIL_FORMAT_MAGIC, 8) != 0)
+	got = source_take(src, 16, &pre);
+	if (got < 0)
+		return fail_read(ps, (int)got, 0);
+	if (got < 16 || memcmp(pre, PROFIL_FORMAT_MAGIC, 8) != 0)
 		return fail(ps->err, ps->errlen, "not a profil profile (bad magic)");
-	ps->f->version = get_u32(data + 8);
+	ps->f->version = get_u32(pre + 8);
 	if (ps->f->version != PROFIL_FORMAT_VERSION)
 		return fail(ps->err, ps->errlen, "unsupported version %u (this reader knows %u)",
 		    ps->f->version, PROFIL_FORMAT_VERSION);
@@ -240,26 +315,36 @@ parse_all(struct parse *ps, const uint8_t *data, size_t len)
 		uint32_t type, plen;
 		const uint8_t *p;
 
-		if (off == len)
+		off = src->off;
+		got = source_take(src, 8, &p);
+		if (got < 0)
+			return fail_read(ps, (int)got, off);
+		if (got == 0)
 			return fail(ps->err, ps->errlen,
 			    "truncated: no end record after %llu records (%zu bytes)",
-			    (unsigned long long)records, len);
-		if (len - off < 12)
+			    (unsigned long long)records, off);
+		if (got < 8)
 			return fail(ps->err, ps->errlen, "truncated record frame at offset %zu",
 			    off);
-		type = get_u32(data + off);
-		plen = get_u32(data + off + 4);
+		memcpy(frame, p, 8);
+		type = get_u32(frame);
+		plen = get_u32(frame + 4);
 		if (plen > PROFIL_FORMAT_MAX_RECORD)
 			return fail(ps->err, ps->errlen, "record length %u too large at offset %zu",
 			    plen, off);
-		if ((size_t)plen > len - off - 12)
+		got = source_take(src, (size_t)plen + 4, &p);
+		if (got < 0)
+			return fail_read(ps, (int)got, off);
+		if ((size_t)got < 4)
+			return fail(ps->err, ps->errlen, "truncated record frame at offset %zu",
+			    off);
+		if ((size_t)got < (size_t)plen + 4)
 			return fail(ps->err, ps->errlen,
 			    "truncated: record of %u bytes at offset %zu runs past the end", plen,
 			    off);
-		if (profil_crc32(0, data + off, 8 + (size_t)plen) != get_u32(data + off + 8 + plen))
+		if (profil_crc32(profil_crc32(0, frame, 8), p, plen) != get_u32(p + plen))
 			return fail(ps->err, ps->errlen,
 			    "checksum mismatch in record at offset %zu", off);
-		p = data + off + 8;
 		if (!have_header && type != PROFIL_REC_HEADER)
 			return fail(ps->err, ps->errlen,
 			    "first record is not a header (offset %zu)", off);
@@ -288,9 +373,11 @@ parse_all(struct parse *ps, const uint8_t *data, size_t len)
 				return fail(ps->err, ps->errlen,
 				    "end record counts %llu records, file has %llu",
 				    (unsigned long long)get_u64(p), (unsigned long long)records);
-			if (off + 12 + plen != len)
+			off = src->off;
+			got = source_take(src, 1, &p);
+			if (got != 0)
 				return fail(ps->err, ps->errlen,
-				    "data after the end record at offset %zu", off + 12 + plen);
+				    "data after the end record at offset %zu", off);
 			return 0;
 		default:
 			r = 0;	/* a newer record type: skipped */
@@ -303,13 +390,49 @@ parse_all(struct parse *ps, const uint8_t *data, size_t len)
 		if (r < 0)
 			return r;
 		records++;
-		off += 12 + (size_t)plen;
 	}
 }
 
-int
-profil_file_parse(const void *data, size_t len, struct profil_file **out, char *err,
-    size_t errlen)
+/* The sort of the mapping index; qsort_r is not C11, so the maps come through a static. */
+static const struct profil_file_mapping *sort_maps;
+
+static int
+map_order_cmp(const void *a, const void *b)
+{
+	const struct profil_file_mapping *x = &sort_maps[*(const size_t *)a];
+	const struct profil_file_mapping *y = &sort_maps[*(const size_t *)b];
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->load_epoch != y->load_epoch)
+		return x->load_epoch < y->load_epoch ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int
+index_maps(struct profil_file *f)
+{
+	uint64_t max = 0;
+	size_t i;
+
+	f->map_order = malloc((f->nmaps ? f->nmaps : 1) * sizeof(*f->map_order));
+	f->map_maxend = malloc((f->nmaps ? f->nmaps : 1) * sizeof(*f->map_maxend));
+	if (f->map_order == NULL || f->map_maxend == NULL)
+		return -ENOMEM;
+	for (i = 0; i < f->nmaps; i++)
+		f->map_order[i] = i;
+	sort_maps = f->maps;
+	qsort(f->map_order, f->nmaps, sizeof(*f->map_order), map_order_cmp);
+	for (i = 0; i < f->nmaps; i++) {
+		if (f->maps[f->map_order[i]].end > max)
+			max = f->maps[f->map_order[i]].end;
+		f->map_maxend[i] = max;
+	}
+	return 0;
+}
+
+static int
+parse_source(struct source *src, struct profil_file **out, char *err, size_t errlen)
 {
 	struct parse ps;
 	int r;
@@ -325,7 +448,11 @@ profil_file_parse(const void *data, size_t len, struct profil_file **out, char *
 		fail(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	r = parse_all(&ps, data, len);
+	r = parse_all(&ps, src);
+	if (r == 0 && index_maps(ps.f) != 0) {
+		fail(err, errlen, "out of memory");
+		r = -ENOMEM;
+	}
 	if (r < 0) {
 		profil_file_free(ps.f);
 		return r;
@@ -335,43 +462,51 @@ profil_file_parse(const void *data, size_t len, struct profil_file **out, char *
 }
 
 int
+profil_file_parse(const void *data, size_t len, struct profil_file **out, char *err,
+    size_t errlen)
+{
+	struct source src = { .mem = data, .len = len, .fd = -1 };
+
+	/* A buffer is never NULL to the source: an empty one is simply empty. */
+	if (src.mem == NULL)
+		src.mem = (const uint8_t *)"", src.len = 0;
+	return parse_source(&src, out, err, errlen);
+}
+
+int
 profil_file_read(const char *path, struct profil_file **out, char *err, size_t errlen)
 {
+	struct source src = { .fd = -1 };
 	struct stat st;
-	uint8_t *buf;
-	size_t got = 0;
-	ssize_t n;
-	int fd, r;
+	int r;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	/*
+	 * Non-blocking, so that a FIFO or a terminal with a profile's name cannot block the open;
+	 * only a regular file is read, and that never blocks, so the flag is cleared again.
+	 */
+	src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (src.fd < 0) {
 		r = -errno;
 		if (errlen > 0)
 			snprintf(err, errlen, "%s", strerror(-r));
 		return r;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_BYTES) {
-		close(fd);
-		return fail(err, errlen, "not a regular file of a sane size");
+	if (fstat(src.fd, &st) != 0) {
+		r = -errno;
+		close(src.fd);
+		if (errlen > 0)
+			snprintf(err, errlen, "%s", strerror(-r));
+		return r;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL) {
-		close(fd);
-		fail(err, errlen, "out of memory");
-		return -ENOMEM;
+	if (!S_ISREG(st.st_mode)) {
+		close(src.fd);
+		return fail(err, errlen, "not a regular file");
 	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	r = profil_file_parse(buf, got, out, err, errlen);
-	free(buf);
+	(void)fcntl(src.fd, F_SETFL, fcntl(src.fd, F_GETFL) & ~O_NONBLOCK);
+	r = parse_source(&src, out, err, errlen);
+	free(src.buf);
+	close(src.fd);
 	return r;
 }
 
@@ -391,22 +526,62 @@ profil_file_free(struct profil_file *f)
 	for (i = 0; i < f->nsamples; i++)
 		free(f->samples[i].pcs);
 	free(f->maps);
+	free(f->map_order);
+	free(f->map_maxend);
 	free(f->threads);
 	free(f->samples);
 	free(f);
 }
 
+/* How many of the first n mappings in start order start at or below pc. */
+static size_t
+maps_starting_by(const struct profil_file *f, size_t n, uint64_t pc)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->maps[f->map_order[mid]].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Walks down the mappings that start at or below pc, one group of equal starts at a time (a
+ * library loaded and unloaded 5,000 times at one address is one group), and stops where no
+ * mapping further down reaches pc.  In a group, sorted by load epoch, the last one loaded at or
+ * before epoch is the one that can hold the sample.
+ */
 const struct profil_file_mapping *
 profil_file_mapping_find(const struct profil_file *f, uint64_t pc, uint32_t epoch)
 {
-	size_t i;
+	const struct profil_file_mapping *m;
+	size_t i = maps_starting_by(f, f->nmaps, pc), g, lo, hi, mid;
 
-	for (i = 0; i < f->nmaps; i++) {
-		const struct profil_file_mapping *m = &f->maps[i];
+	while (i > 0 && f->map_maxend[i - 1] > pc) {
+		uint64_t start = f->maps[f->map_order[i - 1]].start;
 
-		if (pc >= m->start && pc < m->end && epoch >= m->load_epoch &&
-		    epoch <= m->unload_epoch)
-			return m;
+		/* The group: [g, i), the mappings starting at start. */
+		g = start > 0 ? maps_starting_by(f, i, start - 1) : 0;
+		lo = g;
+		hi = i;
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (f->maps[f->map_order[mid]].load_epoch <= epoch)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* Usually the first one tried; the others only for overlaps no recorder writes. */
+		for (; lo > g; lo--) {
+			m = &f->maps[f->map_order[lo - 1]];
+			if (pc < m->end && epoch <= m->unload_epoch)
+				return m;
+		}
+		i = g;
 	}
 	return NULL;
 }

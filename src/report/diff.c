@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/escape.h"
 #include "report/report.h"
 #include "report/symbols.h"
 
@@ -45,7 +46,7 @@ static int
 rows_add(struct diff_row *rows, size_t *n, struct profil_report *r, int side)
 {
 	const struct profil_report_entry *e;
-	char buf[512];
+	char buf[512], shown[512];
 	size_t i, ne;
 
 	e = profil_report_entries(r, &ne);
@@ -55,12 +56,15 @@ rows_add(struct diff_row *rows, size_t *n, struct profil_report *r, int side)
 		struct diff_row *row = &rows[(*n)++];
 
 		memset(row, 0, sizeof(*row));
+		/* The names are only printed: escaped here, once (escape.h). */
 		if (e[i].function != NULL)
-			snprintf(buf, sizeof(buf), "%s", e[i].function);
+			snprintf(buf, sizeof(buf), "%s", profil_escape(e[i].function, shown,
+			    sizeof(shown)));
 		else if (e[i].module == NULL)
 			snprintf(buf, sizeof(buf), "[unmapped]");
 		else
-			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, profil_module_name(e[i].module),
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
+			    profil_escape(profil_module_name(e[i].module), shown, sizeof(shown)),
 			    e[i].offset);
 		row->function = strdup(buf);
 		if (row->function == NULL)
@@ -92,6 +96,7 @@ profil_report_diff_print(struct profil_report *r, struct profil_report *base,
 	uint64_t n0 = profil_report_total(base), n1 = profil_report_total(r);
 	size_t i, k, n = 0, nb, nr;
 	struct diff_row *rows;
+	char mod[512];
 	int err;
 
 	profil_report_entries(base, &nb);
@@ -143,13 +148,14 @@ profil_report_diff_print(struct profil_report *r, struct profil_report *base,
 			    "\t%s\t%s\n",
 			    100 * rows[i].p[0], 100 * rows[i].p[1], rows[i].diff, rows[i].z,
 			    fabs(rows[i].z) >= 1.96 ? "yes" : "no", rows[i].k[0], rows[i].k[1],
-			    rows[i].function, rows[i].module);
+			    rows[i].function, profil_escape(rows[i].module, mod, sizeof(mod)));
 		else
 			fprintf(out, "%6.2f   %6.2f  %+7.2f%s %+7.2f %8" PRIu64 " %8" PRIu64
 			    "  %s  %s\n",
 			    100 * rows[i].p[0], 100 * rows[i].p[1], rows[i].diff,
 			    fabs(rows[i].z) >= 1.96 ? "*" : " ", rows[i].z, rows[i].k[0],
-			    rows[i].k[1], rows[i].function, rows[i].module);
+			    rows[i].k[1], rows[i].function,
+			    profil_escape(rows[i].module, mod, sizeof(mod)));
 	}
 	if (fflush(out) != 0 || ferror(out))
 		err = -EIO;

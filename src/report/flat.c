@@ -8,45 +8,105 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "report/symbols.h"
+
+/* Names from the profile and the binaries, escaped (escape.h); buf is char[N]. */
+#define SHOW(s, buf)	profil_escape((s), (buf), sizeof(buf))
 
 /* A function's name, or module+0xoffset when nothing names it (gprof would drop the ticks). */
 static const char *
 entry_name(const struct profil_report_entry *e, char *buf, size_t len)
 {
+	char mod[512];
+
 	if (e->function != NULL)
-		return e->function;
+		return profil_escape(e->function, buf, len);
 	if (e->module == NULL)
 		return "[unmapped]";
-	snprintf(buf, len, "%s+0x%" PRIx64, profil_module_name(e->module), e->offset);
+	snprintf(buf, len, "%s+0x%" PRIx64, SHOW(profil_module_name(e->module), mod), e->offset);
 	return buf;
 }
 
 static const char *
-entry_module(const struct profil_report_entry *e)
+entry_module(const struct profil_report_entry *e, char *buf, size_t len)
 {
-	return e->module != NULL ? profil_module_name(e->module) : "?";
+	return e->module != NULL ? profil_escape(profil_module_name(e->module), buf, len) : "?";
+}
+
+/* The processes (files) of the program whose first file is first. */
+static size_t
+program_processes(const struct profil_report *r, size_t first)
+{
+	size_t i, n = 0;
+
+	for (i = first; i < profil_report_nfiles(r); i++)
+		n += profil_report_file_program(r, i) == first;
+	return n;
+}
+
+/* One line per program that has samples: its processes, samples and seconds. */
+static void
+summary_by_program(struct profil_report *r, FILE *out)
+{
+	size_t i, j, n = profil_report_nfiles(r), procs;
+	const struct profil_file *f;
+	uint64_t ticks;
+	double seconds;
+	char prog[1024];
+
+	for (i = 0; i < n; i++) {
+		if (profil_report_file_program(r, i) != i)
+			continue;
+		procs = 0;
+		ticks = 0;
+		seconds = 0;
+		for (j = i; j < n; j++) {
+			if (profil_report_file_program(r, j) != i ||
+			    profil_report_file(r, j, NULL)->nsamples == 0)
+				continue;
+			procs++;
+			ticks = ticks > UINT64_MAX - profil_report_file_total(r, j) ? UINT64_MAX :
+			    ticks + profil_report_file_total(r, j);
+			seconds += (double)profil_report_file_total(r, j) /
+			    profil_report_file_hz(r, j);
+		}
+		if (procs == 0)
+			continue;
+		f = profil_report_file(r, i, NULL);
+		fprintf(out, "  %s: %zu process%s with samples, %" PRIu64 " samples, %.3f seconds "
+		    "of CPU\n", SHOW(f->hdr.progname, prog), procs, procs == 1 ? "" : "es", ticks,
+		    seconds);
+	}
 }
 
 /* One line per process that has samples: a fork-heavy shell script makes hundreds of empty
- * ones, which are counted instead. */
+ * ones, which are counted instead; and a build's hundreds with samples, one line per program. */
 void
 profil_report_summary_print(struct profil_report *r, const char *title, FILE *out)
 {
 	const struct profil_file *f;
-	size_t i, empty = 0, n = profil_report_nfiles(r);
+	size_t i, empty = 0, n = profil_report_nfiles(r), busy = 0;
+	char prog[1024];
 
 	fprintf(out, "%s: %zu process%s, %" PRIu64 " samples, %.3f seconds of CPU\n",
 	    title, n, n == 1 ? "" : "es", profil_report_total(r), profil_report_seconds(r));
+	for (i = 0; i < n; i++)
+		busy += profil_report_file(r, i, NULL)->nsamples > 0;
+	if (busy > PROFIL_SUMMARY_PROCESSES)
+		summary_by_program(r, out);
 	for (i = 0; i < n; i++) {
 		f = profil_report_file(r, i, NULL);
 		if (f->nsamples == 0) {
 			empty++;
 			continue;
 		}
+		if (busy > PROFIL_SUMMARY_PROCESSES)
+			continue;
 		fprintf(out, "  %s[%" PRIu32 "]: %" PRIu64 " samples at %.1f Hz achieved (%" PRIu32
-		    " Hz requested, %s clock), %s", f->hdr.progname, f->hdr.pid, f->hdr.ticks,
+		    " Hz requested, %s clock), %s", SHOW(f->hdr.progname, prog), f->hdr.pid,
+		    f->hdr.ticks,
 		    (double)f->hdr.achieved_mhz / 1000.0, f->hdr.requested_hz,
 		    profil_file_clock_name(f->hdr.clock),
 		    f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code < 0 ? "exited" :
@@ -74,7 +134,8 @@ print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t 
 	enum profil_report_split split = profil_report_get_split(r);
 	const struct profil_file *f;
 	double lo, hi, cumulative = 0;
-	char buf[512], tid[16];
+	char buf[1024], mod[512], file[4096], path[4096], prog[1024], thread[128], tid[16];
+	char pid[16];
 	size_t i, len, width = 8;
 
 	if (!opt->tsv) {
@@ -94,15 +155,17 @@ print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t 
 			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%.6f\t%" PRIu64 "\t%s\t%s\t%s\t%s",
 			    100.0 * (double)e[i].count / (double)total, 100 * lo, 100 * hi,
 			    cumulative, e[i].seconds, e[i].count,
-			    entry_name(&e[i], buf, sizeof(buf)), entry_module(&e[i]),
-			    e[i].file != NULL ? e[i].file : "",
-			    e[i].module != NULL ? profil_module_path(e[i].module) : "");
+			    entry_name(&e[i], buf, sizeof(buf)), entry_module(&e[i], mod, sizeof(mod)),
+			    e[i].file != NULL ? SHOW(e[i].file, file) : "",
+			    e[i].module != NULL ? SHOW(profil_module_path(e[i].module), path) : "");
 			if (split != PROFIL_SPLIT_NONE) {
 				f = profil_report_file(r, e[i].proc, NULL);
 				snprintf(tid, sizeof(tid), "%" PRIu32, e[i].tid);
-				fprintf(out, "\t%" PRIu32 "\t%s\t%s\t%s", f->hdr.pid,
-				    f->hdr.progname, split == PROFIL_SPLIT_THREAD ? tid : "",
-				    e[i].thread);
+				snprintf(pid, sizeof(pid), "%" PRIu32, f->hdr.pid);
+				fprintf(out, "\t%s\t%s\t%s\t%s",
+				    split == PROFIL_SPLIT_PROGRAM ? "" : pid,
+				    SHOW(f->hdr.progname, prog), split == PROFIL_SPLIT_THREAD ? tid : "",
+				    SHOW(e[i].thread, thread));
 			}
 			fprintf(out, "\n");
 			continue;
@@ -111,9 +174,9 @@ print_rows(struct profil_report *r, const struct profil_report_entry *e, size_t 
 		    100.0 * (double)e[i].count / (double)total, 100 * lo, 100 * hi,
 		    cumulative, e[i].seconds, e[i].count);
 		if (split == PROFIL_SPLIT_THREAD)
-			fprintf(out, "%7" PRIu32 "  %-15s  ", e[i].tid, e[i].thread);
+			fprintf(out, "%7" PRIu32 "  %-15s  ", e[i].tid, SHOW(e[i].thread, thread));
 		fprintf(out, "%-*s  %s\n", (int)width, entry_name(&e[i], buf, sizeof(buf)),
-		    entry_module(&e[i]));
+		    entry_module(&e[i], mod, sizeof(mod)));
 	}
 }
 
@@ -122,8 +185,10 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
     FILE *out)
 {
 	const struct profil_report_entry *e;
+	enum profil_report_split split;
 	const struct profil_file *f;
 	const char *name;
+	char prog[1024], shown[4096];
 	size_t i, j, k, n;
 
 	e = profil_report_entries(r, &n);
@@ -136,23 +201,34 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 	} else {
 		profil_report_summary_print(r, "Flat profile", out);
 	}
-	if (profil_report_get_split(r) != PROFIL_SPLIT_PROCESS) {
+	split = profil_report_get_split(r);
+	if (split != PROFIL_SPLIT_PROCESS && split != PROFIL_SPLIT_PROGRAM) {
 		print_rows(r, e, opt->limit > 0 && n > opt->limit ? opt->limit : n,
 		    profil_report_total(r), opt, out);
 	} else {
-		/* One table per file, its shares of that file's ticks, the limit per table. */
+		/* One table per file (program), its shares of that file's (program's) ticks, the
+		 * limit per table. */
 		for (i = 0; i < n; i = j) {
-			for (j = i; j < n && e[j].proc == e[i].proc; j++)
-				;
+			uint64_t total = 0;
+			double seconds = 0;
+
+			for (j = i; j < n && e[j].proc == e[i].proc; j++) {
+				total = total > UINT64_MAX - e[j].count ? UINT64_MAX :
+				    total + e[j].count;
+				seconds += e[j].seconds;
+			}
 			k = opt->limit > 0 && j - i > opt->limit ? opt->limit : j - i;
 			f = profil_report_file(r, e[i].proc, &name);
-			if (!opt->tsv)
+			if (!opt->tsv && split == PROFIL_SPLIT_PROCESS)
 				fprintf(out, "%s%s[%" PRIu32 "]: %" PRIu64 " samples, %.3f seconds "
-				    "of CPU (%s)\n", i > 0 ? "\n" : "", f->hdr.progname, f->hdr.pid,
-				    profil_report_file_total(r, e[i].proc),
-				    (double)profil_report_file_total(r, e[i].proc) /
-				    profil_report_file_hz(r, e[i].proc), name);
-			print_rows(r, e + i, k, profil_report_file_total(r, e[i].proc), opt, out);
+				    "of CPU (%s)\n", i > 0 ? "\n" : "", SHOW(f->hdr.progname, prog),
+				    f->hdr.pid, total, seconds, SHOW(name, shown));
+			else if (!opt->tsv)
+				fprintf(out, "%s%s: %zu process%s, %" PRIu64 " samples, %.3f seconds "
+				    "of CPU\n", i > 0 ? "\n" : "", SHOW(f->hdr.progname, prog),
+				    program_processes(r, e[i].proc),
+				    program_processes(r, e[i].proc) == 1 ? "" : "es", total, seconds);
+			print_rows(r, e + i, k, total, opt, out);
 		}
 	}
 	if (fflush(out) != 0 || ferror(out))

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "report/stack.h"
 #include "report/symbols.h"
@@ -89,8 +90,9 @@ add_stack(void *arg, const struct profil_stack *st)
 	return 0;
 }
 
+/* The node's function name as the flat view names it (raw: for sorting). */
 static const char *
-node_name(const struct profil_tally_row *row, char *buf, size_t len)
+node_raw_name(const struct profil_tally_row *row, char *buf, size_t len)
 {
 	struct profil_stack_frame fr;
 
@@ -100,10 +102,27 @@ node_name(const struct profil_tally_row *row, char *buf, size_t len)
 	return profil_stack_frame_name(&fr, profil_stack_frame_levels(&fr) - 1, buf, len);
 }
 
+/* The same escaped, for printing (escape.h). */
 static const char *
-node_module(const struct profil_tally_row *row)
+node_name(const struct profil_tally_row *row, char *buf, size_t len)
 {
-	return row->ptr[1] != NULL ? profil_module_name(row->ptr[1]) : "?";
+	const char *name, *shown;
+	char tmp[1024];
+
+	name = node_raw_name(row, tmp, sizeof(tmp));
+	shown = profil_escape(name, buf, len);
+	if (shown == tmp) {
+		snprintf(buf, len, "%s", tmp);
+		return buf;
+	}
+	return shown;
+}
+
+static const char *
+node_module(const struct profil_tally_row *row, char *buf, size_t len)
+{
+	return row->ptr[1] != NULL ? profil_escape(profil_module_name(row->ptr[1]), buf, len) :
+	    "?";
 }
 
 /* What the comparisons read: the graph, each node's place in the view, the arcs' end. */
@@ -127,10 +146,11 @@ node_cmp(const void *a, const void *b, void *arg)
 		return x->count[1] > y->count[1] ? -1 : 1;
 	if (x->count[0] != y->count[0])
 		return x->count[0] > y->count[0] ? -1 : 1;
-	c = strcmp(node_name(x, bx, sizeof(bx)), node_name(y, by, sizeof(by)));
+	c = strcmp(node_raw_name(x, bx, sizeof(bx)), node_raw_name(y, by, sizeof(by)));
 	if (c != 0)
 		return c;
-	return strcmp(node_module(x), node_module(y));
+	return strcmp(x->ptr[1] != NULL ? profil_module_name(x->ptr[1]) : "?",
+	    y->ptr[1] != NULL ? profil_module_name(y->ptr[1]) : "?");
 }
 
 /* Arcs by one end (key[k]), then heaviest first, then by the other end's place in the view. */
@@ -172,7 +192,7 @@ print_arcs(const struct graph *g, const size_t *rank, const size_t *a, size_t n,
 {
 	const struct profil_tally_row *arc, *peer;
 	const char *what = k == 0 ? "callee" : "caller";
-	char buf[256];
+	char buf[1024], mod[512];
 	size_t i;
 
 	for (i = arcs_from(g, a, n, k, node); i < n && g->arcs.rows[a[i]].key[k] == node; i++) {
@@ -181,7 +201,7 @@ print_arcs(const struct graph *g, const size_t *rank, const size_t *a, size_t n,
 		if (opt->tsv)
 			fprintf(out, "%s\t%zu\t%zu\t%" PRIu64 "\t\t%.6f\t\t%s\t%s\n", what, index,
 			    rank[arc->key[!k]] + 1, arc->count[0], arc->seconds[0],
-			    node_name(peer, buf, sizeof(buf)), node_module(peer));
+			    node_name(peer, buf, sizeof(buf)), node_module(peer, mod, sizeof(mod)));
 		else
 			fprintf(out, "%13s %9.3f %9s %9" PRIu64 " %9s      %s [%zu]\n", "",
 			    arc->seconds[0], "", arc->count[0], "",
@@ -197,7 +217,7 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 	uint64_t total = profil_report_total(r);
 	const struct profil_tally_row *row;
 	struct graph_sort gs = { NULL, NULL, 0 };
-	char buf[256], idx[32];
+	char buf[1024], mod[512], idx[32];
 
 	order = malloc((n + 1) * sizeof(*order));
 	rank = malloc((n + 1) * sizeof(*rank));
@@ -244,7 +264,7 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 			fprintf(out, "function\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64
 			    "\t%.6f\t%.6f\t%s\t%s\n", i + 1, i + 1, row->count[1], row->count[0],
 			    row->seconds[1], row->seconds[0], node_name(row, buf, sizeof(buf)),
-			    node_module(row));
+			    node_module(row, mod, sizeof(mod)));
 			print_arcs(g, rank, by_caller, na, 0, order[i], opt, i + 1, out);
 			continue;
 		}
@@ -254,7 +274,7 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 		    idx,
 		    total > 0 ? 100.0 * (double)row->count[1] / (double)total : 0.0,
 		    row->seconds[1], row->seconds[0], row->count[1], row->count[0],
-		    node_name(row, buf, sizeof(buf)), i + 1, node_module(row));
+		    node_name(row, buf, sizeof(buf)), i + 1, node_module(row, mod, sizeof(mod)));
 		print_arcs(g, rank, by_caller, na, 0, order[i], opt, i + 1, out);
 		fprintf(out, "-----------------------------------------------\n");
 	}

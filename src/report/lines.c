@@ -6,16 +6,23 @@
  * the code is an inlined callee's) for --annotate.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "format/format.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "report/stack.h"
 #include "report/symbols.h"
 #include "report/tally.h"
+
+/* Names from the profile and the binaries, escaped (escape.h); buf is char[N]. */
+#define SHOW(s, buf)	profil_escape((s), (buf), sizeof(buf))
 
 /*
  * A row of either view after merging: rows are counted by (module, file pointer, line) while
@@ -251,7 +258,7 @@ profil_report_lines_print(struct profil_report *r, const struct profil_flat_opti
 	uint64_t total = profil_report_total(r);
 	struct lines ln;
 	struct line_row *rows;
-	char place[512], path[4096];
+	char place[512], path[4096], shown[4 * 4096], fn[1024], outer[1024], mod[512];
 	double lo, hi;
 	size_t i, n = 0, nrows = 0;
 	int err;
@@ -278,26 +285,73 @@ profil_report_lines_print(struct profil_report *r, const struct profil_flat_opti
 		if (opt->tsv) {
 			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%" PRIu64 "\t%s\t%d\t%s\t%s\t%s\n",
 			    100.0 * (double)rows[i].count / (double)total, 100 * lo, 100 * hi,
-			    rows[i].seconds, rows[i].count, row_path(&rows[i], path, sizeof(path)),
-			    rows[i].line, row_function(&rows[i]),
-			    rows[i].outer != NULL ? rows[i].outer : "", row_module(&rows[i]));
+			    rows[i].seconds, rows[i].count,
+			    SHOW(row_path(&rows[i], path, sizeof(path)), shown), rows[i].line,
+			    SHOW(row_function(&rows[i]), fn),
+			    rows[i].outer != NULL ? SHOW(rows[i].outer, outer) : "",
+			    SHOW(row_module(&rows[i]), mod));
 			continue;
 		}
 		if (rows[i].file != NULL)
-			snprintf(place, sizeof(place), "%s:%d", base_name(rows[i].file),
-			    rows[i].line);
+			snprintf(place, sizeof(place), "%s:%d",
+			    SHOW(base_name(rows[i].file), shown), rows[i].line);
 		else
 			snprintf(place, sizeof(place), "??");
 		fprintf(out, "%6.2f  %5.1f-%5.1f  %9.3f %9" PRIu64 "  %-28s  %s%s%s%s  %s\n",
 		    100.0 * (double)rows[i].count / (double)total, 100 * lo, 100 * hi,
-		    rows[i].seconds, rows[i].count, place, row_function(&rows[i]),
-		    rows[i].outer != NULL ? " (" : "", rows[i].outer != NULL ? rows[i].outer : "",
-		    rows[i].outer != NULL ? ")" : "", row_module(&rows[i]));
+		    rows[i].seconds, rows[i].count, place, SHOW(row_function(&rows[i]), fn),
+		    rows[i].outer != NULL ? " (" : "",
+		    rows[i].outer != NULL ? SHOW(rows[i].outer, outer) : "",
+		    rows[i].outer != NULL ? ")" : "", SHOW(row_module(&rows[i]), mod));
 	}
 	rows_free(rows, nrows);
 	if (fflush(out) != 0 || ferror(out))
 		return -EIO;
 	return 0;
+}
+
+/* A source file larger than this is not shown (its counted lines still are). */
+#define SOURCE_MAX_BYTES	(64u << 20)
+
+/*
+ * The text of a source file for --annotate, or NULL.  The path comes from debug information,
+ * which is input like any other: a FIFO there must not block, and a symbolic link to /dev/zero
+ * is a line without end, so only a regular file is read, non-blocking to open, and no more of
+ * it than its size said (a /proc file says 0).  The stream reads a copy in memory.
+ */
+static FILE *
+source_open(const char *path, char **buf)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t n;
+	FILE *f;
+	int fd;
+
+	*buf = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SOURCE_MAX_BYTES || (*buf = malloc((size_t)st.st_size)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, *buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	f = got > 0 ? fmemopen(*buf, got, "r") : NULL;
+	if (f == NULL) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return f;
 }
 
 /*
@@ -308,7 +362,7 @@ static void
 print_source(const struct line_row *rows, size_t n, uint64_t matched,
     const struct profil_flat_options *opt, FILE *out)
 {
-	char text[4096], path[4096];
+	char text[4096], path[4096], *buf = NULL, shown[4 * 4096];
 	int line = 0, first, last;
 	size_t i = 0;
 	FILE *src;
@@ -316,14 +370,15 @@ print_source(const struct line_row *rows, size_t n, uint64_t matched,
 
 	first = rows[0].line > 3 ? rows[0].line - 3 : 1;
 	last = rows[n - 1].line + 3;
-	src = opt->tsv ? NULL : fopen(file, "r");
+	src = opt->tsv ? NULL : source_open(file, &buf);
 	if (!opt->tsv)
-		fprintf(out, "%s%s\n", file,
+		fprintf(out, "%s%s\n", SHOW(file, shown),
 		    src == NULL ? " (not readable: lines with samples only)" : "");
 	if (src == NULL) {
 		for (i = 0; i < n; i++)
 			if (opt->tsv)
-				fprintf(out, "line\t%s\t%d\t%" PRIu64 "\t%.4f\t%.6f\n", file,
+				fprintf(out, "line\t%s\t%d\t%" PRIu64 "\t%.4f\t%.6f\n",
+				    SHOW(file, shown),
 				    rows[i].line, rows[i].count,
 				    100.0 * (double)rows[i].count / (double)matched,
 				    rows[i].seconds);
@@ -349,11 +404,14 @@ print_source(const struct line_row *rows, size_t n, uint64_t matched,
 			i++;
 		if (i < n && rows[i].line == line)
 			fprintf(out, "%9" PRIu64 " %6.2f %6d  %s\n", rows[i].count,
-			    100.0 * (double)rows[i].count / (double)matched, line, text);
+			    100.0 * (double)rows[i].count / (double)matched, line,
+			    profil_escape_text(text, shown, sizeof(shown)));
 		else
-			fprintf(out, "%9s %6s %6d  %s\n", ".", "", line, text);
+			fprintf(out, "%9s %6s %6d  %s\n", ".", "", line,
+			    profil_escape_text(text, shown, sizeof(shown)));
 	}
 	fclose(src);
+	free(buf);
 }
 
 int
@@ -403,9 +461,9 @@ profil_report_annotate_print(struct profil_report *r, const char *function,
 	if (!opt->tsv)
 		fprintf(out, "\nBy address:\n  samples      %%  address\n");
 	for (i = 0; i < na; i++) {
-		char where[512];
+		char where[512], mod[512];
 
-		snprintf(where, sizeof(where), "%s+0x%" PRIx64, row_module(&addrs[i]),
+		snprintf(where, sizeof(where), "%s+0x%" PRIx64, SHOW(row_module(&addrs[i]), mod),
 		    addrs[i].offset);
 		if (opt->tsv)
 			fprintf(out, "address\t%s\t\t%" PRIu64 "\t%.4f\t%.6f\n", where,

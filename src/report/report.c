@@ -14,6 +14,7 @@
 
 struct report_file {
 	char *name;
+	size_t program;			/* the first file of the same progname */
 	struct profil_file *f;
 	double hz;			/* ticks per CPU second, to turn ticks into seconds */
 	uint64_t total;			/* ticks of the file */
@@ -38,6 +39,9 @@ struct profil_report {
 	size_t nentries;
 	size_t cap;
 	struct profil_index index;	/* (module, key, known, group) -> entry */
+	struct profil_strtab prognames;	/* progname -> program number */
+	size_t *program_first;		/* program number -> its first file */
+	size_t nprograms;
 	struct profil_report_entry *sorted;	/* what profil_report_entries() returned */
 	const struct profil_module **touched;	/* modules samples landed in, each once */
 	size_t ntouched;
@@ -78,6 +82,8 @@ profil_report_free(struct profil_report *r)
 	free(r->files);
 	free(r->entries);
 	profil_index_release(&r->index);
+	profil_strtab_release(&r->prognames);
+	free(r->program_first);
 	free(r->sorted);
 	free(r->touched);
 	profil_symbolizer_free(r->sym);
@@ -101,6 +107,17 @@ profil_report_set_pid(struct profil_report *r, uint32_t pid)
 {
 	r->pid_only = 1;
 	r->pid = pid;
+}
+
+/*
+ * Sums of counts saturate: each file's sum fits (the reader refuses one that does not), but
+ * a session of many files could still wrap, and a wrapped sum shows a few samples where there
+ * were 2^64.
+ */
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 static uint64_t
@@ -224,6 +241,8 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_m
 
 	if (r->split == PROFIL_SPLIT_PROCESS)
 		group = fi;
+	else if (r->split == PROFIL_SPLIT_PROGRAM)
+		group = rf->program;
 	else if (r->split == PROFIL_SPLIT_THREAD)
 		group = (uint64_t)fi << 32 | s->tid;
 	if (m == NULL) {
@@ -255,13 +274,13 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_m
 	if (e == NULL)
 		return -ENOMEM;
 	if (e->e.count == 0 && r->split != PROFIL_SPLIT_NONE) {
-		e->e.proc = fi;
+		e->e.proc = r->split == PROFIL_SPLIT_PROGRAM ? rf->program : fi;
 		if (r->split == PROFIL_SPLIT_THREAD) {
 			e->e.tid = s->tid;
 			e->e.thread = thread_name(rf->f, s->tid);
 		}
 	}
-	e->e.count += count;
+	e->e.count = add_sat(e->e.count, count);
 	e->e.seconds += (double)count / rf->hz;
 	return 0;
 }
@@ -271,8 +290,9 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 {
 	struct profil_module **mods;
 	struct report_file *files, *rf;
+	ssize_t row;
 	size_t i;
-	int err = 0;
+	int err = 0, added;
 
 	if (r->pid_only && f->hdr.pid != r->pid) {
 		profil_file_free(f);
@@ -293,6 +313,25 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 		profil_file_free(f);
 		return -ENOMEM;
 	}
+	row = profil_strtab_intern(&r->prognames, f->hdr.progname, &added);
+	if (row < 0) {
+		free(rf->name);
+		profil_file_free(f);
+		return -ENOMEM;
+	}
+	if (added) {
+		size_t *first = realloc(r->program_first, (size_t)(row + 1) * sizeof(*first));
+
+		if (first == NULL) {
+			free(rf->name);
+			profil_file_free(f);
+			return -ENOMEM;
+		}
+		r->program_first = first;
+		first[row] = r->nfiles;
+		r->nprograms = (size_t)row + 1;
+	}
+	rf->program = r->program_first[row];
 	r->nfiles++;
 	free(r->sorted);
 	r->sorted = NULL;
@@ -304,8 +343,8 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 		const struct profil_file_sample *s = &f->samples[i];
 
 		err = report_pc(r, rf, mods, s);
-		rf->total += s->count;
-		r->total += s->count;
+		rf->total = add_sat(rf->total, s->count);
+		r->total = add_sat(r->total, s->count);
 		r->seconds += (double)s->count / rf->hz;
 	}
 	free(mods);
@@ -356,6 +395,12 @@ uint64_t
 profil_report_file_total(const struct profil_report *r, size_t i)
 {
 	return i < r->nfiles ? r->files[i].total : 0;
+}
+
+size_t
+profil_report_file_program(const struct profil_report *r, size_t i)
+{
+	return i < r->nfiles ? r->files[i].program : i;
 }
 
 static const char *
@@ -414,7 +459,8 @@ profil_report_entries(struct profil_report *r, size_t *n)
 		for (i = 0; i < r->nentries; i++)
 			r->sorted[i] = r->entries[i].e;
 		qsort(r->sorted, r->nentries, sizeof(*r->sorted),
-		    r->split == PROFIL_SPLIT_PROCESS ? entry_cmp_by_file : entry_cmp);
+		    r->split == PROFIL_SPLIT_PROCESS || r->split == PROFIL_SPLIT_PROGRAM ?
+		    entry_cmp_by_file : entry_cmp);
 	}
 	*n = r->sorted != NULL ? r->nentries : 0;
 	return r->sorted;

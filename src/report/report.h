@@ -28,7 +28,8 @@ struct profil_report_entry {
 	uint64_t count;		/* ticks */
 	double seconds;		/* sum over files of ticks / achieved rate */
 	/* With a split (profil_report_set_split), what the row belongs to; else 0, 0, "". */
-	size_t proc;		/* index of the file (process image) */
+	size_t proc;		/* index of the file (process image); PROFIL_SPLIT_PROGRAM: of
+				   the first file of the program */
 	uint32_t tid;		/* PROFIL_SPLIT_THREAD: the thread */
 	const char *thread;	/* its name from the file's THREAD record, "" if none */
 };
@@ -42,6 +43,8 @@ enum profil_report_split {
 	PROFIL_SPLIT_NONE = 0,
 	PROFIL_SPLIT_PROCESS,
 	PROFIL_SPLIT_THREAD,
+	PROFIL_SPLIT_PROGRAM,		/* the files of one program name together: a build's
+					   hundreds of processes as a table per program */
 };
 
 /* A new, empty session.  NULL with errno ENOMEM. */
@@ -83,8 +86,14 @@ double profil_report_file_hz(const struct profil_report *r, size_t i);
 uint64_t profil_report_file_total(const struct profil_report *r, size_t i);
 
 /*
- * The entries, heaviest first (ties by name), and with PROFIL_SPLIT_PROCESS grouped by file
- * first, in file order; valid until the session is freed or a file is added.
+ * The program of file i: the number of the first file with the same progname, so files of one
+ * program share it.  Out of range gives i.
+ */
+size_t profil_report_file_program(const struct profil_report *r, size_t i);
+
+/*
+ * The entries, heaviest first (ties by name), and with PROFIL_SPLIT_PROCESS (PROGRAM) grouped
+ * by file (program) first, in file order; valid until the session is freed or a file is added.
  */
 const struct profil_report_entry *profil_report_entries(struct profil_report *r, size_t *n);
 
@@ -117,8 +126,10 @@ int profil_report_flat_print(struct profil_report *r, const struct profil_flat_o
 /*
  * The lines every view starts with: "<title>: N processes, N samples, N seconds of CPU", then
  * one line per process that has samples (program, pid, samples, achieved and requested rate,
- * clock, how it ended), and a count of those without.
+ * clock, how it ended), and a count of those without.  Beyond PROFIL_SUMMARY_PROCESSES
+ * processes with samples, one line per program instead (its processes, samples, seconds).
  */
+#define PROFIL_SUMMARY_PROCESSES	16
 void profil_report_summary_print(struct profil_report *r, const char *title, FILE *out);
 
 /*

@@ -4,6 +4,7 @@
  */
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/format.h"
+#include "report/index.h"
 #include "report/symbols.h"
 
 /* A PT_LOAD segment: how file offsets, which mappings record, become ELF addresses. */
@@ -82,6 +85,11 @@ struct profil_module {
 
 struct profil_symbolizer {
 	struct profil_module *modules;
+	/* The same modules by path and build-id: a report of 20,000 mappings (or of hundreds of
+	 * processes) finds each in constant time, not by walking the list. */
+	struct profil_module **bykey;
+	size_t nbykey, capbykey;
+	struct profil_index index;
 	char *debuginfo_path;		/* libdwfl's search list, NULL for its default */
 	char *debug_dir;		/* the build-id store's root, NULL for /usr/lib/debug */
 	Dwfl_Callbacks callbacks;
@@ -90,6 +98,154 @@ struct profil_symbolizer {
 	void *cxx;
 	char *(*demangle)(const char *mangled, char *buf, size_t *len, int *status);
 };
+
+/*
+ * Opens a binary named by a profile file.  The path is input like any other: a FIFO or a device
+ * there must neither block the report nor be read, so only regular files are accepted.
+ */
+static int
+open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Whether the separate debug file open as fd belongs to the module: the same build-id when the
+ * module has one, else the CRC-32 its .gnu_debuglink names (computed over the whole file,
+ * which open_regular made sure is a regular file).
+ */
+static int
+debug_file_matches(Dwfl_Module *mod, int fd, GElf_Word crc)
+{
+	const unsigned char *bits;
+	const void *dbits;
+	uint8_t buf[65536];
+	GElf_Addr vaddr;
+	uint32_t c = 0;
+	ssize_t n, dlen;
+	int len, ok = 0;
+	Elf *elf;
+
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len > 0) {
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (elf == NULL)
+			return 0;
+		dlen = dwelf_elf_gnu_build_id(elf, &dbits);
+		ok = dlen == len && memcmp(dbits, bits, (size_t)len) == 0;
+		elf_end(elf);
+		return ok;
+	}
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		c = profil_crc32(c, buf, (size_t)n);
+	ok = n == 0 && c == crc;
+	return lseek(fd, 0, SEEK_SET) == 0 && ok;
+}
+
+/* Opens dir/name (dir may be "") if it is a regular file other than the module's own. */
+static int
+open_debug_candidate(const char *dir, const char *sub, const char *name, const char *self,
+    char **found)
+{
+	char *path;
+	int fd;
+
+	if (asprintf(&path, "%s%s%s", dir, sub, name) < 0)
+		return -1;
+	if (self != NULL && strcmp(path, self) == 0) {
+		free(path);
+		return -1;
+	}
+	fd = open_regular(path);
+	if (fd < 0)
+		free(path);
+	else
+		*found = path;
+	return fd;
+}
+
+/*
+ * libdwfl's find_debuginfo callback, in place of dwfl_standard_find_debuginfo, which opens the
+ * candidates blocking: a FIFO named <bin>.debug, .debug/<bin>.debug or what .gnu_debuglink says
+ * (with ../ in it) hung the report.  The same places, in the same order, each only when it is
+ * a regular file: the build-id store, then the debug link next to the binary, in its .debug/
+ * and under the store by the binary's directory.  No network: debuginfod is used only when
+ * PROFIL_DEBUGINFOD is set (then libdwfl's own search, with DEBUGINFOD_URLS, comes last).
+ */
+static int
+find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+    const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+    char **debuginfo_file_name)
+{
+	const struct profil_symbolizer *sym = *userdata;
+	const char *store = "/usr/lib/debug", *slash;
+	static const char *const sub[2] = { "", ".debug/" };
+	char *dir, *found = NULL, *under = NULL;
+	char bpath[4096 + 2 * 64 + 32];
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	size_t i, n;
+	int len, fd = -1;
+
+	/* module_report() made the session the module's userdata. */
+	if (sym != NULL && sym->debug_dir != NULL)
+		store = sym->debug_dir;
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len >= 2 && len <= 64) {
+		n = (size_t)snprintf(bpath, sizeof(bpath), "%.4096s/.build-id/%02x/", store,
+		    bits[0]);
+		for (i = 1; i < (size_t)len; i++)
+			n += (size_t)snprintf(bpath + n, sizeof(bpath) - n, "%02x", bits[i]);
+		snprintf(bpath + n, sizeof(bpath) - n, ".debug");
+		fd = open_regular(bpath);
+		if (fd >= 0 && debug_file_matches(mod, fd, 0)) {
+			*debuginfo_file_name = strdup(bpath);
+			return fd;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (debuglink_file != NULL && file_name != NULL) {
+		slash = strrchr(file_name, '/');
+		dir = slash != NULL ? strndup(file_name, (size_t)(slash - file_name + 1)) :
+		    strdup("");
+		if (dir == NULL)
+			return -1;
+		for (i = 0; i < 3 && fd < 0; i++) {
+			if (i < 2)
+				fd = open_debug_candidate(dir, sub[i], debuglink_file, file_name,
+				    &found);
+			else if (dir[0] == '/' && asprintf(&under, "%s%s", store, dir) >= 0)
+				fd = open_debug_candidate(under, "", debuglink_file, file_name,
+				    &found);
+			if (fd >= 0 && !debug_file_matches(mod, fd, debuglink_crc)) {
+				close(fd);
+				free(found);
+				found = NULL;
+				fd = -1;
+			}
+		}
+		free(under);
+		free(dir);
+		if (fd >= 0) {
+			*debuginfo_file_name = found;
+			return fd;
+		}
+	}
+	if (getenv("PROFIL_DEBUGINFOD") != NULL)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+		    debuglink_file, debuglink_crc, debuginfo_file_name);
+	return -1;
+}
 
 struct profil_symbolizer *
 profil_symbolizer_new(void)
@@ -103,7 +259,7 @@ profil_symbolizer_new(void)
 	 * -dbgsym packages put build-id files): eu-addr2line's default search.
 	 */
 	sym->callbacks.find_elf = dwfl_build_id_find_elf;
-	sym->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	sym->callbacks.find_debuginfo = find_debuginfo;
 	sym->callbacks.section_address = dwfl_offline_section_address;
 	sym->callbacks.debuginfo_path = &sym->debuginfo_path;
 	return sym;
@@ -114,7 +270,7 @@ module_free(struct profil_module *mod)
 {
 	size_t i;
 
-	for (i = 0; i < mod->cache_size; i++)
+	for (i = 0; mod->cache != NULL && i < mod->cache_size; i++)
 		free(mod->cache[i]);
 	free(mod->cache);
 	for (i = 0; i < mod->ncus; i++)
@@ -141,6 +297,8 @@ profil_symbolizer_free(struct profil_symbolizer *sym)
 		next = mod->next;
 		module_free(mod);
 	}
+	free(sym->bykey);
+	profil_index_release(&sym->index);
 	free(sym->debuginfo_path);
 	free(sym->debug_dir);
 	if (sym->cxx != NULL)
@@ -181,6 +339,13 @@ module_report(struct profil_symbolizer *sym, struct profil_module *mod, const ch
 	mod->dm = dwfl_report_elf(mod->dwfl, mod->name, path, fd, 0, true);
 	if (mod->dm == NULL)
 		close(fd);
+	else {
+		void **userdata;
+
+		if (dwfl_module_info(mod->dm, &userdata, NULL, NULL, NULL, NULL, NULL, NULL) !=
+		    NULL)
+			*userdata = sym;
+	}
 	dwfl_report_end(mod->dwfl, NULL, NULL);
 	if (mod->dm == NULL) {
 		dwfl_end(mod->dwfl);
@@ -204,23 +369,6 @@ module_build_id_matches(struct profil_module *mod)
 	if (len <= 0)
 		return 1;
 	return (size_t)len == mod->build_id_len && memcmp(bits, mod->build_id, (size_t)len) == 0;
-}
-
-/*
- * Opens a binary named by a profile file.  The path is input like any other: a FIFO or a device
- * there must neither block the report nor be read, so only regular files are accepted.
- */
-static int
-open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
 }
 
 /*
@@ -452,28 +600,76 @@ module_open(struct profil_symbolizer *sym, struct profil_module *mod)
 		mod->status = PROFIL_MODULE_NO_DEBUG;
 }
 
+struct module_key {
+	const struct profil_symbolizer *sym;
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_len;
+};
+
+static int
+module_same(const void *arg, size_t row)
+{
+	const struct module_key *k = arg;
+	const struct profil_module *mod = k->sym->bykey[row];
+
+	return strcmp(mod->path, k->path) == 0 && mod->build_id_len == k->build_id_len &&
+	    (k->build_id_len == 0 || memcmp(mod->build_id, k->build_id, k->build_id_len) == 0);
+}
+
+/* FNV-1a over the path and the build-id. */
+static uint64_t
+module_hash(const char *path, const uint8_t *build_id, size_t build_id_len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (; *path != '\0'; path++)
+		h = (h ^ (uint8_t)*path) * 0x100000001b3ull;
+	for (i = 0; i < build_id_len; i++)
+		h = (h ^ build_id[i]) * 0x100000001b3ull;
+	return h ^ h >> 31;
+}
+
 struct profil_module *
 profil_symbolizer_module(struct profil_symbolizer *sym, const char *path, const uint8_t *build_id,
     size_t build_id_len)
 {
-	struct profil_module *mod;
+	const struct module_key k = { sym, path, build_id, build_id_len };
+	struct profil_module *mod, **grown;
 	const char *slash;
+	ssize_t row;
 
-	for (mod = sym->modules; mod != NULL; mod = mod->next)
-		if (strcmp(mod->path, path) == 0 && mod->build_id_len == build_id_len &&
-		    (build_id_len == 0 || memcmp(mod->build_id, build_id, build_id_len) == 0))
-			return mod;
+	if (sym->nbykey == sym->capbykey) {
+		size_t cap = sym->capbykey ? 2 * sym->capbykey : 16;
+
+		grown = realloc(sym->bykey, cap * sizeof(*grown));
+		if (grown == NULL) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		sym->bykey = grown;
+		sym->capbykey = cap;
+	}
+	/* Made before it is looked for, so that the row the index may add always gets one. */
 	mod = calloc(1, sizeof(*mod));
-	if (mod == NULL)
+	if (mod == NULL) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	mod->path = strdup(path);
 	mod->build_id = malloc(build_id_len ? build_id_len : 1);
 	mod->cache_size = 64;
 	mod->cache = calloc(mod->cache_size, sizeof(*mod->cache));
-	if (mod->path == NULL || mod->build_id == NULL || mod->cache == NULL) {
+	row = -ENOMEM;
+	if (mod->path != NULL && mod->build_id != NULL && mod->cache != NULL)
+		row = profil_index_get(&sym->index, module_hash(path, build_id, build_id_len),
+		    module_same, &k, sym->nbykey);
+	if (row < 0 || (size_t)row < sym->nbykey) {
 		module_free(mod);
-		errno = ENOMEM;
-		return NULL;
+		if (row < 0)
+			errno = ENOMEM;
+		return row < 0 ? NULL : sym->bykey[row];
 	}
 	if (build_id_len > 0)
 		memcpy(mod->build_id, build_id, build_id_len);
@@ -484,6 +680,7 @@ profil_symbolizer_module(struct profil_symbolizer *sym, const char *path, const 
 	module_open(sym, mod);
 	mod->next = sym->modules;
 	sym->modules = mod;
+	sym->bykey[sym->nbykey++] = mod;
 	return mod;
 }
 

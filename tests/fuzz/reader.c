@@ -8,13 +8,61 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "crc.h"
 #include "format/format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The indexed mapping lookup against a linear search: a mapping that holds the sample, and
+ * one whenever any does. */
+static void
+check_find(const struct profil_file *f, uint64_t pc, uint32_t epoch)
+{
+	const struct profil_file_mapping *m = profil_file_mapping_find(f, pc, epoch);
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < f->nmaps; i++)
+		any |= pc >= f->maps[i].start && pc < f->maps[i].end &&
+		    epoch >= f->maps[i].load_epoch && epoch <= f->maps[i].unload_epoch;
+	if ((m == NULL) == any)
+		abort();
+	if (m != NULL && !(pc >= m->start && pc < m->end && epoch >= m->load_epoch &&
+	    epoch <= m->unload_epoch))
+		abort();
+}
+
+/*
+ * The same bytes through profil_file_read(), which reads a file one record at a time: it must
+ * agree with the parse of the buffer.
+ */
+static void
+check_file(const uint8_t *data, size_t size, int rc)
+{
+	struct profil_file *f = NULL;
+	char err[256], path[64];
+	int fd, r;
+
+	fd = memfd_create("profile", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (size > 0 && write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = profil_file_read(path, &f, err, sizeof(err));
+	close(fd);
+	if (r != rc || (r == 0) != (f != NULL) || memchr(err, '\0', sizeof(err)) == NULL)
+		abort();
+	profil_file_free(f);
+}
 
 /* Touches every field the model promises, so that a bad length or pointer shows up here. */
 static void
@@ -28,6 +76,7 @@ check(const uint8_t *data, size_t size)
 
 	err[0] = 'x';
 	rc = profil_file_parse(data, size, &f, err, sizeof(err));
+	check_file(data, size, rc);
 	if (rc != 0) {
 		if (rc >= 0 || memchr(err, '\0', sizeof(err)) == NULL || f != NULL ||
 		    (rc == -EINVAL && err[0] == '\0'))
@@ -49,7 +98,7 @@ check(const uint8_t *data, size_t size)
 		if (s->depth == 0 || s->depth > PROFIL_FORMAT_MAX_DEPTH)
 			abort();
 		for (j = 0; j < s->depth; j++)
-			sink += profil_file_mapping_find(f, s->pcs[j], s->epoch) != NULL;
+			check_find(f, s->pcs[j], s->epoch);
 	}
 	(void)sink;
 	profil_file_free(f);
