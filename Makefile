@@ -108,8 +108,8 @@ $(B)/tests/unit/%: tests/unit/%.c tests/tap.h $(LIB_OBJ)
 	$(CC) $(PROG_CFLAGS) -Isrc -pthread -MMD -MP -MF $@.d -MT $@ -o $@ $< $(LIB_OBJ) -lm
 
 # The same said explicitly, for a build tree made before the dependency files existed.
-$(B)/tests/unit/format: src/format/crc32.c src/format/reader.c src/format/writer.c \
-    src/format/format.h
+$(B)/tests/unit/format: src/format/crc32.c src/format/open.c src/format/reader.c \
+    src/format/writer.c src/format/format.h
 
 # Report tests link the command's objects but cmd/ (main() is there), and two libraries of
 # their own: one linked, one to dlopen.
@@ -176,7 +176,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_BIN     := $(B)/tests/fuzz/reader $(B)/tests/fuzz/export $(B)/tests/fuzz/outside
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Isrc
-FUZZ_FORMAT  := src/format/reader.c src/format/crc32.c
+FUZZ_FORMAT  := src/format/reader.c src/format/open.c src/format/crc32.c
 FUZZ_EXPORT  := $(FUZZ_FORMAT) $(wildcard src/report/*.c src/export/*.c)
 
 $(B)/tests/fuzz/reader: tests/fuzz/reader.c tests/fuzz/crc.h $(FUZZ_FORMAT) src/format/format.h
@@ -191,7 +191,7 @@ $(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
 
 # The outside recorder's record parser, on its own: the session, its index and the writer.
 FUZZ_OUTSIDE := $(wildcard src/outside/*.c) src/report/index.c src/format/writer.c \
-	src/format/crc32.c
+	src/format/open.c src/format/crc32.c
 $(B)/tests/fuzz/outside: tests/fuzz/outside.c $(FUZZ_OUTSIDE) $(wildcard src/outside/*.h) \
 		src/report/index.h src/format/format.h
 	@mkdir -p $(@D)

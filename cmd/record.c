@@ -292,18 +292,13 @@ is_static_elf(const char *path)
 {
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
-	struct stat st;
 	size_t n, i;
 	int fd, r = 0;
 	Elf *e;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = profil_file_open_regular(path, NULL);
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 0;
-	}
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (e != NULL && elf_kind(e) == ELF_K_ELF && gelf_getehdr(e, &eh) != NULL &&

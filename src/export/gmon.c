@@ -120,13 +120,11 @@ segments_read(const char *path, struct gmon_segments *s)
 	s->ph = NULL;
 	s->n = 0;
 	/* The path comes from the profile: a FIFO or a device there must not block or be read. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = profil_file_open_regular(path, &st);
+	if (fd == -EINVAL)
+		return "not a regular file";
 	if (fd < 0)
 		return "cannot open binary";
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return "not a regular file";
-	}
 	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr) ||

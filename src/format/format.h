@@ -153,6 +153,15 @@ int profil_file_read(const char *path, struct profil_file **out, char *err, size
 int profil_file_parse(const void *data, size_t len, struct profil_file **out, char *err,
     size_t errlen);
 
+/*
+ * profil_file_open_regular - opens path for reading without blocking on a FIFO, terminal or
+ * device, and keeps it only if it is a regular file (its stat in *st when st is not NULL).
+ * Returns the descriptor (close-on-exec, blocking again), or -errno: -EINVAL when the path
+ * names something other than a regular file.
+ */
+struct stat;
+int profil_file_open_regular(const char *path, struct stat *st);
+
 /* Frees what profil_file_read() returned; NULL is allowed. */
 void profil_file_free(struct profil_file *f);
 

@@ -485,25 +485,14 @@ profil_file_read(const char *path, struct profil_file **out, char *err, size_t e
 	 * Non-blocking, so that a FIFO or a terminal with a profile's name cannot block the open;
 	 * only a regular file is read, and that never blocks, so the flag is cleared again.
 	 */
-	src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (src.fd < 0) {
-		r = -errno;
-		if (errlen > 0)
-			snprintf(err, errlen, "%s", strerror(-r));
-		return r;
-	}
-	if (fstat(src.fd, &st) != 0) {
-		r = -errno;
-		close(src.fd);
-		if (errlen > 0)
-			snprintf(err, errlen, "%s", strerror(-r));
-		return r;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(src.fd);
+	src.fd = profil_file_open_regular(path, &st);
+	if (src.fd == -EINVAL)
 		return fail(err, errlen, "not a regular file");
+	if (src.fd < 0) {
+		if (errlen > 0)
+			snprintf(err, errlen, "%s", strerror(-src.fd));
+		return src.fd;
 	}
-	(void)fcntl(src.fd, F_SETFL, fcntl(src.fd, F_GETFL) & ~O_NONBLOCK);
 	r = parse_source(&src, out, err, errlen);
 	free(src.buf);
 	close(src.fd);

@@ -203,17 +203,12 @@ static uint32_t
 file_build_id(const char *path, uint8_t *id)
 {
 	const void *p;
-	struct stat st;
 	ssize_t n = 0;
 	Elf *e;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = profil_file_open_regular(path, NULL);
 
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 0;
-	}
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (e != NULL) {

@@ -329,10 +329,10 @@ source_open(const char *path, char **buf)
 	int fd;
 
 	*buf = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = profil_file_open_regular(path, &st);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	if (st.st_size <= 0 ||
 	    (uint64_t)st.st_size > SOURCE_MAX_BYTES || (*buf = malloc((size_t)st.st_size)) == NULL) {
 		close(fd);
 		return NULL;

@@ -106,14 +106,9 @@ struct profil_symbolizer {
 static int
 open_regular(const char *path)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = profil_file_open_regular(path, NULL);
 
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 /*

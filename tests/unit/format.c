@@ -11,6 +11,7 @@
 
 #include "../tap.h"
 #include "format/crc32.c"
+#include "format/open.c"
 #include "format/reader.c"
 #include "format/writer.c"
 
