@@ -119,11 +119,14 @@ profil_signal_install(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = profil_tick_handler;
 	/*
-	 * SA_RESTART: a tick never makes a restartable call fail with EINTR.  No SA_ONSTACK: a
-	 * program's alternate stack is sized for its own fault handler (often SIGSTKSZ), and a
-	 * tick belongs on the thread's own stack.
+	 * SA_RESTART: a tick never makes a restartable call fail with EINTR.  SA_ONSTACK: a tick
+	 * can land on the last bytes of a stack about to overflow, where the kernel finds no room
+	 * for the signal frame and kills the process with SIGSEGV; a program that catches its own
+	 * overflow has an alternate stack for exactly that.  The handler needs little of it (no
+	 * more than the program's own handler running there already does) and no alternate stack
+	 * means the thread's own stack, as before.
 	 */
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
 	r = profil_signal_take(s, &sa, PROFIL_SIGNAL_TICK);
 	if (r < 0)
