@@ -23,4 +23,16 @@ for run in timer:1000:0 timer:1000:1 perf:10000:0 perf:10000:1; do
 	'
 done
 
+# The fatal-signal flush: SIGSEGV left at its default, the overflow reaches the recorder's
+# handler only on the alternate stack, and the flush runs on a stack of the recorder's own.
+test_expect_success 'overflow with SIGSEGV at default: flushed, then dies of SIGSEGV' '
+	"$REC/altstack" 1 die > /dev/null 2>&1; test $? -eq 139 &&
+	PROFIL_RECORD_CLOCK=timer LD_PRELOAD=$B/libprofil-record.so PROFIL_RECORD_DIR=$PWD/die \
+		"$REC/altstack" 1 die > /dev/null 2> die.err
+	rc=$? && echo "status $rc" && cat die.err && test $rc -eq 139 &&
+	"$PROFIL" dump die/altstack.*.profil > die.dump &&
+	test "$(dump_field die.dump exit)" = signal && test "$(dump_field die.dump code)" = 11 &&
+	test "$(dump_total die.dump)" -gt 0
+'
+
 test_done

@@ -2,7 +2,9 @@
  * altstack - a thread on a stack of known bounds recurses until it overflows, burning CPU on
  * each of its last frames so that ticks arrive when little of the stack is left; its SIGSEGV
  * handler runs on a sigaltstack of SIGSTKSZ bytes and siglongjmps back.  Prints "recovered N"
- * and exits 0 after N overflows.  usage: altstack N
+ * and exits 0 after N overflows.  With "die", SIGSEGV stays at its default: the first overflow
+ * ends the process, as it would a program that has an alternate stack for other signals.
+ * usage: altstack N [die]
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -88,7 +90,7 @@ main(int argc, char **argv)
 	sa.sa_handler = on_segv;
 	sa.sa_flags = SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSEGV, &sa, NULL) != 0)
+	if ((argc < 3 || strcmp(argv[2], "die") != 0) && sigaction(SIGSEGV, &sa, NULL) != 0)
 		return 1;
 	/* A guard page of our own below the stack: the overflow faults there, at a known place. */
 	mem = mmap(NULL, STACK_BYTES + page, PROT_READ | PROT_WRITE,
