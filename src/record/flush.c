@@ -227,9 +227,10 @@ profil_record_spill_check_locked(void)
 void
 profil_record_spill_forget(void)
 {
-	/* The descriptor is a copy of the parent's: closing it closes nothing of theirs. */
-	if (spill_ours())
-		close(profil_rec.spill_fd);
+	/*
+	 * The spill descriptor lives in the parent's recorder thread's own table: the number
+	 * means nothing here, and may be one of the program's.
+	 */
 	profil_rec.spill_fd = -1;
 	profil_rec.spill_bytes = 0;
 	profil_rec.spill_records = 0;

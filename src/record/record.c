@@ -21,7 +21,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,28 @@ static uint64_t cpu_start_ns;		/* process CPU time at start, for the ring's rate
 static atomic_int flusher_running;
 static sigset_t atfork_saved;
 static int atfork_taken;		/* the fork took the lock (not already held here) */
+
+/*
+ * The recorder's thread works in a descriptor table of its own (unshare(CLONE_FILES)), so its
+ * opens and closes never race the program's: a shell's close(1) then dup2(fd, 1) must find
+ * fd 1 as it left it.  flusher_tid is that thread once its table is private, 0 before.  The
+ * program's threads hand it the flushes at exit, exec and fatal signals, through req.
+ */
+static atomic_int flusher_tid;
+static atomic_int keeper_running, keeper_go;
+enum { REQ_NONE, REQ_CLAIMED, REQ_PENDING, REQ_DONE };
+static struct {
+	atomic_int state;
+	uint32_t kind;
+	int32_t code;
+	struct profil_stats st;		/* signal clocks: taken by the requester */
+} req;
+static int final_written;		/* an exit or fatal-signal file is out: no more flushes */
+/*
+ * The exec file is out and the exec is under way: a periodic flush started now would be
+ * killed with the old image and leave its temporary file behind.  Cleared if exec fails.
+ */
+static atomic_int exec_quiet;
 
 static int
 self_tid(void)
@@ -93,7 +117,21 @@ profil_record_warn(const char *what, const char *subject)
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
 		for (const char *p = parts[i]; p != NULL && *p != '\0' && n < sizeof(line); p++)
 			line[n++] = *p;
-	/* Nothing to do if stderr is gone: the profile is what matters. */
+	/*
+	 * The recorder's thread has no descriptor 2 of its own: it reopens the program's stderr
+	 * through /proc (the thread-group leader's table), appending.  Nothing to do if stderr is
+	 * gone: the profile is what matters.
+	 */
+	if (atomic_load(&flusher_tid) != 0 && atomic_load(&flusher_tid) == self_tid()) {
+		int fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+
+		if (fd >= 0) {
+			if (write(fd, line, n) < 0)
+				n = 0;
+			close(fd);
+		}
+		return;
+	}
 	if (write(STDERR_FILENO, line, n) < 0)
 		return;
 }
@@ -151,6 +189,85 @@ ring_stats(struct profil_stats *st)
 		st->achieved_hz = (double)st->ticks * 1e9 / (double)st->cpu_ns;
 }
 
+static long
+futex(atomic_int *word, int op, int val, const struct timespec *timeout)
+{
+	return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
+}
+
+/* Writes the file; lock held.  st is NULL with the ring clock, whose figures are taken here. */
+static void
+write_locked(uint32_t kind, int32_t code, const struct profil_stats *st)
+{
+	struct profil_stats ring;
+
+	if (ring_mode) {
+		profil_ring_drain_all();
+		ring_stats(&ring);
+		st = &ring;
+	}
+	/* A periodic flush after the final one would say "running" of a process that ended. */
+	if (final_written || (kind == PROFIL_EXIT_RUNNING && atomic_load(&exec_quiet)))
+		return;
+	profil_record_flush_locked(kind, code, st);
+	if (kind == PROFIL_EXIT_NORMAL || kind == PROFIL_EXIT_SIGNAL)
+		final_written = 1;
+	if (kind == PROFIL_EXIT_EXEC)
+		atomic_store(&exec_quiet, 1);
+}
+
+/*
+ * Hands a flush to the recorder's thread and waits for it.  Returns 1 when it is done (or
+ * must not be done), 0 when the caller must write it itself: no recorder thread with a table
+ * of its own, or it did not answer within two seconds.  Async-signal-safe: futex(2) only.
+ */
+static int
+delegate(uint32_t kind, int32_t code, const struct profil_stats *st)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000000L };
+	int me = self_tid(), expect, waits;
+
+	if (atomic_load(&flusher_tid) == 0 || atomic_load(&flusher_tid) == me)
+		return 0;
+	/* A fatal signal in the middle of an update: see flush_now(). */
+	if (atomic_load(&lock_owner) == me)
+		return 1;
+	/* One request at a time: two threads exiting or exec'ing together take turns. */
+	for (waits = 0;; waits++) {
+		expect = REQ_NONE;
+		if (atomic_compare_exchange_strong(&req.state, &expect, REQ_CLAIMED))
+			break;
+		if (waits >= 200)
+			return 0;
+		futex(&req.state, FUTEX_WAIT_PRIVATE, expect, &ts);
+	}
+	req.kind = kind;
+	req.code = code;
+	if (st != NULL)
+		req.st = *st;
+	atomic_store(&req.state, REQ_PENDING);
+	futex(&req.state, FUTEX_WAKE_PRIVATE, 1, NULL);
+	for (waits = 0; atomic_load(&req.state) == REQ_PENDING && waits < 200; waits++)
+		futex(&req.state, FUTEX_WAIT_PRIVATE, REQ_PENDING, &ts);
+	expect = REQ_DONE;
+	if (!atomic_compare_exchange_strong(&req.state, &expect, REQ_NONE))
+		return 0;	/* the thread is gone; the request stays and blocks no one */
+	futex(&req.state, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+	return 1;
+}
+
+/* The recorder's thread: a flush a program thread asked for. */
+static void
+serve_request(void)
+{
+	if (profil_record_lock()) {
+		write_locked(req.kind, req.code, ring_mode ? NULL : &req.st);
+		profil_record_unlock();
+	}
+	atomic_store(&req.state, REQ_DONE);
+	futex(&req.state, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+}
+
 static void
 flush_now(uint32_t kind, int32_t code)
 {
@@ -159,6 +276,7 @@ flush_now(uint32_t kind, int32_t code)
 
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
+	memset(&st, 0, sizeof(st));
 	if (!ring_mode) {
 		/* The engine lock is never held with the recorder lock: fork takes both. */
 		profil_engine_lock(&saved);
@@ -172,29 +290,32 @@ flush_now(uint32_t kind, int32_t code)
 		profil_engine_stats_locked(&st);
 		profil_engine_unlock(&saved);
 	}
+	/* The engine's part (its perf descriptors are the program's) is done: the file is not. */
+	if (delegate(kind, code, ring_mode ? NULL : &st))
+		return;
 	/*
 	 * A fatal signal on the thread that holds the lock: the tables are half updated, so this
 	 * flush is skipped and the file stays as the last periodic flush wrote it.
 	 */
 	if (!profil_record_lock())
 		return;
-	if (ring_mode) {
-		profil_ring_drain_all();
-		ring_stats(&st);
-	}
-	profil_record_flush_locked(kind, code, &st);
+	write_locked(kind, code, ring_mode ? NULL : &st);
 	profil_record_unlock();
 }
 
-/* Every few milliseconds: the rings emptied, and a half-full table spilled. */
+/*
+ * Every few milliseconds: the rings emptied, and a half-full table spilled (only from a
+ * private descriptor table: the spill file is a descriptor kept open).
+ */
 static void
-drain_now(void)
+drain_now(int files)
 {
 	if (!profil_rec.enabled || profil_rec.pid != getpid() || !profil_record_lock())
 		return;
 	if (ring_mode)
 		profil_ring_drain_all();
-	profil_record_spill_check_locked();
+	if (files)
+		profil_record_spill_check_locked();
 	profil_record_unlock();
 }
 
@@ -249,7 +370,43 @@ flusher_alone(void)
 	if (p == NULL)
 		return 0;
 	threads = strtol(p, NULL, 10);
-	return threads == 2;
+	return threads == 2 + atomic_load(&keeper_running);
+}
+
+/*
+ * The keeper: a thread of ours that stays in the program's descriptor table and does nothing
+ * else.  When the program's last thread has gone, that table would go with it, and exit(3)
+ * could no longer flush the program's stdio; the keeper is the thread that calls it.
+ */
+static void *
+keeper_main(void *unused)
+{
+	sigset_t all;
+
+	(void)unused;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_NAME, "profil-keep");
+	while (atomic_load(&keeper_go) == 0)
+		futex(&keeper_go, FUTEX_WAIT_PRIVATE, 0, NULL);
+	exit(0);
+}
+
+static int
+keeper_start(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int r;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	r = profil_real.pthread_create(&t, &attr, keeper_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (r == 0)
+		atomic_store(&keeper_running, 1);
+	return r == 0 ? 0 : -r;
 }
 
 /* The periodic flush bounds what SIGKILL can take: at most one interval of samples. */
@@ -259,6 +416,7 @@ flusher_main(void *unused)
 	unsigned int step = PROFIL_RECORD_DRAIN_MS, naps = 0;
 	uint64_t last = monotonic_ns();
 	sigset_t all;
+	int files = 0;
 
 	(void)unused;
 	/*
@@ -269,27 +427,48 @@ flusher_main(void *unused)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "profil-flush");
+	/*
+	 * A table of our own, emptied of the copies unshare made: holding the program's pipe ends
+	 * would keep its readers from seeing end-of-file.  Without one (old kernel, seccomp), this
+	 * thread opens nothing: it drains rings, and the files are written at exit on the
+	 * program's threads.
+	 */
+	if (keeper_start() == 0 && unshare(CLONE_FILES) == 0 &&
+	    syscall(SYS_close_range, 0U, ~0U, 0) == 0)
+		files = 1;
+	if (files)
+		atomic_store(&flusher_tid, self_tid());
 	/* First at once: a process killed early still leaves its file, mappings and all. */
-	if (flush_ms != 0)
+	if (files && flush_ms != 0)
 		flush_now(PROFIL_EXIT_RUNNING, 0);
 	for (;;) {
 		struct timespec ts = { .tv_sec = step / 1000, .tv_nsec = (step % 1000) * 1000000L };
+		int state = atomic_load(&req.state);
 
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
+		/* A nap that a program thread's request ends early. */
+		if (state != REQ_PENDING)
+			futex(&req.state, FUTEX_WAIT_PRIVATE, state, &ts);
+		if (atomic_load(&req.state) == REQ_PENDING) {
+			serve_request();
+			continue;
+		}
 		/*
 		 * Every tenth nap: the last of the program's threads gone, the process ends as
 		 * glibc would have ended it then, by exit(0) (atexit handlers, stdio, and our
 		 * destructor's final flush), not left running with a lone flusher.
 		 */
-		if (++naps % 10 == 0 && flusher_alone())
-			exit(0);
+		if (++naps % 10 == 0 && files && flusher_alone()) {
+			atomic_store(&keeper_go, 1);
+			/* We go on: the keeper's exit hands us the final flush. */
+			futex(&keeper_go, FUTEX_WAKE_PRIVATE, 1, NULL);
+		}
 		/* By the clock, not by counting naps: a loaded machine wakes us late. */
-		if (flush_ms != 0 && monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
+		if (files && flush_ms != 0 &&
+		    monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
 			last = monotonic_ns();
 			flush_now(PROFIL_EXIT_RUNNING, 0);
 		} else {
-			drain_now();
+			drain_now(files);
 		}
 	}
 	return NULL;
@@ -380,6 +559,14 @@ on_exec_before(void *unused)
 }
 
 static void
+on_exec_failed(void *unused)
+{
+	(void)unused;
+	if (profil_rec.pid == getpid())
+		atomic_store(&exec_quiet, 0);
+}
+
+static void
 record_on_exit(int why, void *unused)
 {
 	(void)unused;
@@ -418,6 +605,13 @@ atfork_child(void)
 	int i;
 
 	profil_record_lock_reset();
+	/* The parent's recorder thread is not in the child; a new one takes requests. */
+	atomic_store(&flusher_tid, 0);
+	atomic_store(&keeper_running, 0);
+	atomic_store(&keeper_go, 0);
+	atomic_store(&req.state, REQ_NONE);
+	atomic_store(&exec_quiet, 0);
+	final_written = 0;
 	/* The forking thread lives on under a new id; its ticks must not carry the parent's. */
 	profil_sample_tid = (uint32_t)self_tid();
 	if (profil_rec.enabled) {
@@ -555,6 +749,7 @@ setup(void)
 	profil_engine_hook_add(PROFIL_HOOK_THREAD_START, on_thread_start, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_THREAD_EXIT, on_thread_exit, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_EXEC_BEFORE, on_exec_before, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_EXEC_FAILED, on_exec_failed, NULL);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	profil_exit_hook_add(record_on_exit, NULL);
 
