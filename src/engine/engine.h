@@ -104,6 +104,14 @@ int profil_exit_hook_add(void (*fn)(int why, void *arg), void *arg);
 void profil_exit_run(int why);
 void profil_exit_fork_child(void);
 
+/*
+ * src/engine/env.c: the environment through the C library's environ array, never through a
+ * getenv(3) or setenv(3) that the program may define (bash does).  profil_env_replace() swaps
+ * the existing entry for entry's name in place: 0, or -ENOENT.  Not thread-safe: start-up only.
+ */
+const char *profil_env_get(const char *name);
+int profil_env_replace(char *entry);
+
 /* src/engine/writable.c: 0 if [p, p+len) can be read and written, else -EFAULT (or -errno). */
 int profil_memory_writable(void *p, size_t len);
 
@@ -118,6 +126,7 @@ struct profil_real {
 	int (*execveat)(int, const char *, char *const[], char *const[], int);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	sighandler_t (*signal)(int, sighandler_t);
+	int (*setenv)(const char *, const char *, int);	/* the C library's, not bash's */
 };
 extern struct profil_real profil_real;
 /* Fills profil_real; runs at load, and again on first use if another constructor was first. */

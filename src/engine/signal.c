@@ -84,7 +84,7 @@ signal_is_free(int s)
 static void
 read_choice(void)
 {
-	const char *v = getenv("PROFIL_SIGNAL");
+	const char *v = profil_env_get("PROFIL_SIGNAL");
 	char *end;
 	long s;
 

@@ -139,7 +139,7 @@ profil_record_warn(const char *what, const char *subject)
 static unsigned long
 env_ulong(const char *name, unsigned long dflt, unsigned long min, unsigned long max)
 {
-	const char *v = getenv(name);
+	const char *v = profil_env_get(name);
 	unsigned long x;
 	char *end;
 
@@ -653,10 +653,27 @@ open_ring_cb(pid_t tid, void *unused)
 	open_ring(tid);
 }
 
+/*
+ * name=value for the processes that follow: in place where the variable exists (bash's main()
+ * reads its envp, the array the kernel gave, and would miss a new one), else through the C
+ * library's setenv, never a program's (bash's own one throws it away before main).  entry is
+ * static storage of cap bytes that the environment keeps pointing to.
+ */
+static void
+env_set(const char *name, const char *value, char *entry, size_t cap)
+{
+	if ((size_t)snprintf(entry, cap, "%s=%s", name, value) >= cap)
+		return;
+	if (profil_env_replace(entry) == 0)
+		return;
+	if (profil_real.setenv != NULL)
+		profil_real.setenv(name, value, 1);
+}
+
 static int
 make_dir(char *out, size_t cap)
 {
-	const char *d = getenv("PROFIL_RECORD_DIR");
+	const char *d = profil_env_get("PROFIL_RECORD_DIR");
 
 	if (d == NULL || *d == '\0')
 		d = "profil.out";
@@ -679,8 +696,9 @@ map_zero(size_t bytes)
 static int
 setup(void)
 {
+	static char dir_entry[sizeof("PROFIL_RECORD_DIR=") + sizeof(profil_rec.dir)];
 	struct profil_stacks *s = &profil_rec.stacks;
-	const char *clock = getenv("PROFIL_RECORD_CLOCK");
+	const char *clock = profil_env_get("PROFIL_RECORD_CLOCK");
 	unsigned long entries;
 	ssize_t n;
 	sigset_t saved;
@@ -703,10 +721,11 @@ setup(void)
 	r = make_dir(profil_rec.dir, sizeof(profil_rec.dir));
 	if (r < 0) {
 		profil_record_warn("recorder disabled: cannot create output directory",
-		    getenv("PROFIL_RECORD_DIR") ? getenv("PROFIL_RECORD_DIR") : "profil.out");
+		    profil_env_get("PROFIL_RECORD_DIR") ? profil_env_get("PROFIL_RECORD_DIR") :
+		    "profil.out");
 		return r;
 	}
-	setenv("PROFIL_RECORD_DIR", profil_rec.dir, 1);
+	env_set("PROFIL_RECORD_DIR", profil_rec.dir, dir_entry, sizeof(dir_entry));
 	strncpy(profil_rec.progname, program_invocation_short_name,
 	    sizeof(profil_rec.progname) - 1);
 	if (profil_rec.progname[0] == '\0' || strchr(profil_rec.progname, '/') != NULL)
@@ -791,14 +810,19 @@ setup(void)
 __attribute__((constructor)) static void
 record_init(void)
 {
-	const char *active = getenv("PROFIL_RECORD_ACTIVE");
+	const char *active = profil_env_get("PROFIL_RECORD_ACTIVE");
+	static char active_entry[64];
 	char pid[24];
 
 	profil_real_resolve();
-	/* PROFIL_RECORD_EXEC=0: only the first image records; the marker reaches the others. */
-	if (active != NULL && env_ulong("PROFIL_RECORD_EXEC", 1, 0, 1) == 0)
+	/*
+	 * PROFIL_RECORD_EXEC=0: only the first image records; the marker reaches the others.
+	 * Empty is unset: a launcher can make room for it in the environment it passes (bash
+	 * keeps only the variables its main() found in envp).
+	 */
+	if (active != NULL && *active != '\0' && env_ulong("PROFIL_RECORD_EXEC", 1, 0, 1) == 0)
 		return;
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	setenv("PROFIL_RECORD_ACTIVE", pid, 1);
+	env_set("PROFIL_RECORD_ACTIVE", pid, active_entry, sizeof(active_entry));
 	setup();
 }
