@@ -409,6 +409,19 @@ keeper_start(void)
 	return r == 0 ? 0 : -r;
 }
 
+/* In the recorder thread's own table: every copy closed but the output directory's. */
+static int
+close_all_but_dir(void)
+{
+	int dfd = profil_record_dir_fd();
+
+	if (dfd == AT_FDCWD)
+		return (int)syscall(SYS_close_range, 0U, ~0U, 0);
+	if (dfd > 0 && syscall(SYS_close_range, 0U, (unsigned int)dfd - 1, 0) != 0)
+		return -1;
+	return (int)syscall(SYS_close_range, (unsigned int)dfd + 1, ~0U, 0);
+}
+
 /* The periodic flush bounds what SIGKILL can take: at most one interval of samples. */
 static void *
 flusher_main(void *unused)
@@ -433,8 +446,7 @@ flusher_main(void *unused)
 	 * thread opens nothing: it drains rings, and the files are written at exit on the
 	 * program's threads.
 	 */
-	if (keeper_start() == 0 && unshare(CLONE_FILES) == 0 &&
-	    syscall(SYS_close_range, 0U, ~0U, 0) == 0)
+	if (keeper_start() == 0 && unshare(CLONE_FILES) == 0 && close_all_but_dir() == 0)
 		files = 1;
 	if (files)
 		atomic_store(&flusher_tid, self_tid());
@@ -670,17 +682,43 @@ env_set(const char *name, const char *value, char *entry, size_t cap)
 		profil_real.setenv(name, value, 1);
 }
 
+/*
+ * Creates and opens the output directory.  The default ./profil.out must be a directory of
+ * ours, not a symbolic link or a directory that another user planted where we would write.
+ * The descriptor moves above the numbers a program expects to get from its first opens.
+ */
 static int
 make_dir(char *out, size_t cap)
 {
 	const char *d = profil_env_get("PROFIL_RECORD_DIR");
+	int dflt = d == NULL || *d == '\0', fd, high;
+	struct stat st;
 
-	if (d == NULL || *d == '\0')
+	if (dflt)
 		d = "profil.out";
 	if (mkdir(d, 0777) != 0 && errno != EEXIST)
 		return -errno;
-	if (realpath(d, out) == NULL || strlen(out) + 1 > cap)
-		return -errno ? -errno : -ENAMETOOLONG;
+	fd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC | (dflt ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || (dflt && st.st_uid != geteuid())) {
+		close(fd);
+		return -EPERM;
+	}
+	if (realpath(d, out) == NULL || strlen(out) + 1 > cap) {
+		int r = errno ? -errno : -ENAMETOOLONG;
+
+		close(fd);
+		return r;
+	}
+	high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	profil_rec.dir_fd = fd;
+	profil_rec.dir_dev = (uint64_t)st.st_dev;
+	profil_rec.dir_ino = (uint64_t)st.st_ino;
 	return 0;
 }
 
@@ -718,6 +756,7 @@ setup(void)
 	else if (clock != NULL && *clock != '\0' && strcmp(clock, "auto") != 0)
 		profil_record_warn("ignoring invalid value", "PROFIL_RECORD_CLOCK");
 
+	profil_rec.dir_fd = -1;
 	r = make_dir(profil_rec.dir, sizeof(profil_rec.dir));
 	if (r < 0) {
 		profil_record_warn("recorder disabled: cannot create output directory",
