@@ -64,6 +64,7 @@ static struct {
 	struct profil_stats st;		/* signal clocks: taken by the requester */
 } req;
 static int final_written;		/* an exit or fatal-signal file is out: no more flushes */
+static atomic_int sealed;		/* a seccomp filter reached the recorder thread: no files */
 /*
  * The exec file is out and the exec is under way: a periodic flush started now would be
  * killed with the old image and leave its temporary file behind.  Cleared if exec fails.
@@ -229,6 +230,9 @@ delegate(uint32_t kind, int32_t code, const struct profil_stats *st)
 
 	if (atomic_load(&flusher_tid) == 0 || atomic_load(&flusher_tid) == me)
 		return 0;
+	/* Under the program's filter no thread can write safely: the periodic file stays. */
+	if (atomic_load(&sealed))
+		return 1;
 	/* A fatal signal in the middle of an update: see flush_now(). */
 	if (atomic_load(&lock_owner) == me)
 		return 1;
@@ -260,7 +264,7 @@ delegate(uint32_t kind, int32_t code, const struct profil_stats *st)
 static void
 serve_request(void)
 {
-	if (profil_record_lock()) {
+	if (!atomic_load(&sealed) && profil_record_lock()) {
 		write_locked(req.kind, req.code, ring_mode ? NULL : &req.st);
 		profil_record_unlock();
 	}
@@ -335,6 +339,58 @@ profil_record_maps_changed(void)
 }
 
 /*
+ * /proc files the recorder thread reads again and again: opened once in its own table and
+ * read with pread(2), so that a seccomp filter that kills open(2) later (see filtered()) does
+ * not stop it from seeing the program end.  Without a table of its own: opened each time.
+ */
+static int stat_fd = -1, status_fd = -1;
+
+static ssize_t
+read_proc(int *fd, const char *path, char *buf, size_t cap)
+{
+	ssize_t n;
+	int once;
+
+	if (*fd >= 0)
+		return pread(*fd, buf, cap, 0);
+	once = open(path, O_RDONLY | O_CLOEXEC);
+	if (once < 0)
+		return -1;
+	n = read(once, buf, cap);
+	close(once);
+	return n;
+}
+
+/*
+ * Whether a seccomp filter applies to the recorder thread: a program installed one with
+ * SECCOMP_FILTER_FLAG_TSYNC, for every thread.  Its next open(2) or rename(2) might be killed,
+ * and with it the program (SIGSYS), so from then on the thread writes nothing: the file keeps
+ * the last periodic flush.  A filter on one program thread alone is no concern of this thread,
+ * which writes that thread's exit and exec files for it.  proc(5): "Seccomp: Seccomp mode of
+ * the process ... 0 means SECCOMP_MODE_DISABLED".
+ */
+static int
+filtered(void)
+{
+	char buf[2048], *p;
+	ssize_t n;
+
+	if (status_fd < 0)
+		return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0;
+	n = pread(status_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 1;	/* cannot tell: assume the worst */
+	buf[n] = '\0';
+	p = strstr(buf, "\nSeccomp:");
+	if (p == NULL)
+		return 0;	/* a kernel without seccomp */
+	p += strlen("\nSeccomp:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p != '0';
+}
+
+/*
  * Whether the flusher is all that is left of the process: the main thread has ended
  * (pthread_exit(3) from main, which POSIX allows) and so has every other thread.  The main
  * thread stays a zombie in the count while the group lives, so /proc/self/stat then says state
@@ -346,14 +402,10 @@ flusher_alone(void)
 {
 	char buf[512], *p;
 	ssize_t n;
-	int fd, field;
+	int field;
 	long threads;
 
-	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = read_proc(&stat_fd, "/proc/self/stat", buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
@@ -448,8 +500,11 @@ flusher_main(void *unused)
 	 */
 	if (keeper_start() == 0 && unshare(CLONE_FILES) == 0 && close_all_but_dir() == 0)
 		files = 1;
-	if (files)
+	if (files) {
+		stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+		status_fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
 		atomic_store(&flusher_tid, self_tid());
+	}
 	/* First at once: a process killed early still leaves its file, mappings and all. */
 	if (files && flush_ms != 0)
 		flush_now(PROFIL_EXIT_RUNNING, 0);
@@ -460,6 +515,8 @@ flusher_main(void *unused)
 		/* A nap that a program thread's request ends early. */
 		if (state != REQ_PENDING)
 			futex(&req.state, FUTEX_WAIT_PRIVATE, state, &ts);
+		if (files && !atomic_load(&sealed) && filtered())
+			atomic_store(&sealed, 1);
 		if (atomic_load(&req.state) == REQ_PENDING) {
 			serve_request();
 			continue;
@@ -474,6 +531,8 @@ flusher_main(void *unused)
 			/* We go on: the keeper's exit hands us the final flush. */
 			futex(&keeper_go, FUTEX_WAKE_PRIVATE, 1, NULL);
 		}
+		if (atomic_load(&sealed))
+			continue;	/* naps and pread(2) of /proc only, until the end */
 		/* By the clock, not by counting naps: a loaded machine wakes us late. */
 		if (files && flush_ms != 0 &&
 		    monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
@@ -624,8 +683,16 @@ atfork_child(void)
 	atomic_store(&req.state, REQ_NONE);
 	atomic_store(&exec_quiet, 0);
 	final_written = 0;
+	stat_fd = -1;		/* in the parent's recorder thread's table */
+	status_fd = -1;
 	/* The forking thread lives on under a new id; its ticks must not carry the parent's. */
 	profil_sample_tid = (uint32_t)self_tid();
+	/*
+	 * The child inherits the forking thread's seccomp filter, and its recorder thread would
+	 * too: with one, the child records nothing rather than risk a killed open(2).
+	 */
+	if (profil_rec.enabled && (atomic_load(&sealed) || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0))
+		profil_rec.enabled = 0;
 	if (profil_rec.enabled) {
 		profil_rec.pid = getpid();
 		profil_rec.start_ns = profil_record_now_ns();
@@ -854,6 +921,12 @@ record_init(void)
 	char pid[24];
 
 	profil_real_resolve();
+	/* An image started under a seccomp filter: its opens may be killed, so no recorder. */
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0) {
+		profil_record_warn("recorder disabled: a seccomp filter is installed",
+		    program_invocation_short_name);
+		return;
+	}
 	/*
 	 * PROFIL_RECORD_EXEC=0: only the first image records; the marker reaches the others.
 	 * Empty is unset: a launcher can make room for it in the environment it passes (bash
