@@ -30,4 +30,13 @@ if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
 	'
 fi
 
+# The warning says why: the output directory removed under a running shell, which then execs.
+test_expect_success 'a profile that cannot be created: the warning carries the errno text' '
+	LD_PRELOAD=$B/libprofil-record.so PROFIL_RECORD_DIR=gone \
+		sh -c "rm -rf gone; exec \"$REC/exits\" exit 0.05" > /dev/null 2> g.err
+	rc=$? && cat g.err && test $rc -eq 7 &&
+	grep "^profil: cannot create profile: .*gone/\.sh\.[0-9.]*tmp.: No such file or directory$" \
+		g.err
+'
+
 test_done

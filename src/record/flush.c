@@ -326,7 +326,7 @@ profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct p
 	    0600);
 	if (fd < 0) {
 		r = -errno;
-		profil_record_warn("cannot create profile", tmp);
+		profil_record_warn_errno("cannot create profile", tmp, -r);
 		return r;
 	}
 	profil_writer_init(&writer, fd);
@@ -338,7 +338,7 @@ profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct p
 		r = -errno;
 	if (r < 0) {
 		unlinkat(dfd, at_name(dfd, tmp), 0);
-		profil_record_warn("cannot write profile", profil_rec.path);
+		profil_record_warn_errno("cannot write profile", profil_rec.path, -r);
 	}
 	return r;
 }

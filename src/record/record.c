@@ -107,17 +107,32 @@ profil_record_lock_reset(void)
 void
 profil_record_warn(const char *what, const char *subject)
 {
-	char line[PROFIL_FORMAT_MAX_PATH + 128];
+	profil_record_warn_errno(what, subject, 0);
+}
+
+/*
+ * strerrordesc_np(3), not strerror(3): a static English table, no locale and no buffer, so
+ * the fatal-signal flush may call it.
+ */
+void
+profil_record_warn_errno(const char *what, const char *subject, int err)
+{
+	char line[PROFIL_FORMAT_MAX_PATH + 256];
 	size_t n = 0;
-	const char *parts[] = { "profil: ", what, ": '", subject, "'\n" };
+	const char *desc = err > 0 ? strerrordesc_np(err) : NULL;
+	const char *parts[] = { "profil: ", what, ": '", subject, "'", desc ? ": " : "", desc,
+		"\n" };
 	size_t i;
 
 	if (profil_rec.warned)
 		return;
 	profil_rec.warned = 1;
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		for (const char *p = parts[i]; p != NULL && *p != '\0' && n < sizeof(line); p++)
+		for (const char *p = parts[i]; p != NULL && *p != '\0' && n < sizeof(line) - 1; p++)
 			line[n++] = *p;
+	line[n++] = '\n';	/* kept even when the line is cut */
+	if (n >= 2 && line[n - 2] == '\n')
+		n--;
 	/*
 	 * The recorder's thread has no descriptor 2 of its own: it reopens the program's stderr
 	 * through /proc (the thread-group leader's table), appending.  Nothing to do if stderr is

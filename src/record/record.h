@@ -120,5 +120,7 @@ void profil_record_maps_changed(void);
 
 /* One line on stderr, once per process: "profil: <what>: '<subject>'". */
 void profil_record_warn(const char *what, const char *subject);
+/* The same with ": <errno text>" after the subject when err > 0.  Async-signal-safe. */
+void profil_record_warn_errno(const char *what, const char *subject, int err);
 
 #endif /* PROFIL_RECORD_H */
