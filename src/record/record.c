@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -292,6 +293,7 @@ flush_now(uint32_t kind, int32_t code)
 {
 	struct profil_stats st;
 	sigset_t saved;
+	int starved;
 
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
@@ -299,6 +301,7 @@ flush_now(uint32_t kind, int32_t code)
 	if (!ring_mode) {
 		/* The engine lock is never held with the recorder lock: fork takes both. */
 		profil_engine_lock(&saved);
+		starved = profil_engine_starved_locked();
 		/*
 		 * The last write of a process that ends: no tick may land between the header's
 		 * counts and the table's, so the file accounts for every one.  (Not at exec: the
@@ -308,6 +311,13 @@ flush_now(uint32_t kind, int32_t code)
 			profil_engine_stop_locked();
 		profil_engine_stats_locked(&st);
 		profil_engine_unlock(&saved);
+		/* Once, and only once the program has done it: a profile without samples says why. */
+		if (starved == PROFIL_STARVED_NO_SIGNAL)
+			profil_record_warn("no more samples: the program took every real-time signal",
+			    profil_rec.progname);
+		else if (starved == PROFIL_STARVED_REPLACED)
+			profil_record_warn("no more samples: the program replaced the handler of "
+			    "the profiling signal", profil_rec.progname);
 	}
 	/* The engine's part (its perf descriptors are the program's) is done: the file is not. */
 	if (delegate(kind, code, ring_mode ? NULL : &st))
@@ -359,6 +369,8 @@ profil_record_maps_changed(void)
  * not stop it from seeing the program end.  Without a table of its own: opened each time.
  */
 static int stat_fd = -1, status_fd = -1;
+static int start_seccomp;		/* the seccomp mode the recorder started under */
+static long start_level;		/* the recorder thread's seccomp_level() at its start */
 
 static ssize_t
 read_proc(int *fd, const char *path, char *buf, size_t cap)
@@ -384,25 +396,38 @@ read_proc(int *fd, const char *path, char *buf, size_t cap)
  * which writes that thread's exit and exec files for it.  proc(5): "Seccomp: Seccomp mode of
  * the process ... 0 means SECCOMP_MODE_DISABLED".
  */
+static long
+status_field(const char *buf, const char *name)
+{
+	const char *p = strstr(buf, name);
+
+	return p == NULL ? -1 : strtol(p + strlen(name), NULL, 10);
+}
+
+/* Seccomp_filters (Linux 5.9) counts the filters; before it, only the mode says anything. */
+static long
+seccomp_level(void)
+{
+	char buf[4096];
+	ssize_t n;
+	long filters;
+
+	if (status_fd < 0)
+		return prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	n = pread(status_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return LONG_MAX;	/* cannot tell: assume the worst */
+	buf[n] = '\0';
+	filters = status_field(buf, "\nSeccomp_filters:");
+	if (filters >= 0)
+		return 100 + filters;
+	return status_field(buf, "\nSeccomp:");
+}
+
 static int
 filtered(void)
 {
-	char buf[2048], *p;
-	ssize_t n;
-
-	if (status_fd < 0)
-		return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0;
-	n = pread(status_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return 1;	/* cannot tell: assume the worst */
-	buf[n] = '\0';
-	p = strstr(buf, "\nSeccomp:");
-	if (p == NULL)
-		return 0;	/* a kernel without seccomp */
-	p += strlen("\nSeccomp:");
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return *p != '0';
+	return seccomp_level() > start_level;
 }
 
 /*
@@ -518,6 +543,7 @@ flusher_main(void *unused)
 	if (files) {
 		stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 		status_fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
+		start_level = seccomp_level();
 		atomic_store(&flusher_tid, self_tid());
 	}
 	/* First at once: a process killed early still leaves its file, mappings and all. */
@@ -706,7 +732,8 @@ atfork_child(void)
 	 * The child inherits the forking thread's seccomp filter, and its recorder thread would
 	 * too: with one, the child records nothing rather than risk a killed open(2).
 	 */
-	if (profil_rec.enabled && (atomic_load(&sealed) || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0))
+	if (profil_rec.enabled &&
+	    (atomic_load(&sealed) || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != start_seccomp))
 		profil_rec.enabled = 0;
 	if (profil_rec.enabled) {
 		profil_rec.pid = getpid();
@@ -936,12 +963,11 @@ record_init(void)
 	char pid[24];
 
 	profil_real_resolve();
-	/* An image started under a seccomp filter: its opens may be killed, so no recorder. */
-	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0) {
-		profil_record_warn("recorder disabled: a seccomp filter is installed",
-		    program_invocation_short_name);
-		return;
-	}
+	/*
+	 * A filter in force from the start (a container's) let the start-up's own opens through:
+	 * the recorder lives with it.  Only a filter added later is a danger (filtered()).
+	 */
+	start_seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 	/*
 	 * PROFIL_RECORD_EXEC=0: only the first image records; the marker reaches the others.
 	 * Empty is unset: a launcher can make room for it in the environment it passes (bash
