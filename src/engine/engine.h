@@ -92,6 +92,13 @@ void profil_signal_hand_over(int s, const struct sigaction *act);
  * sigaction): it gets the signal, and a running engine moves to another one.  Lock held.
  */
 void profil_engine_signal_taken(int s, const struct sigaction *act);
+/*
+ * Why the engine's ticks stopped reaching the sink, or 0: the program took the tick signal and
+ * no real-time signal was left free to move to, or it replaced our handler through a raw
+ * rt_sigaction(2) that no interposition sees.  Lock held.
+ */
+enum { PROFIL_STARVED_NO_SIGNAL = 1, PROFIL_STARVED_REPLACED };
+int profil_engine_starved_locked(void);
 
 /* src/engine/threads.c: calls fn(tid, arg) for every thread of the process. */
 int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);

@@ -143,10 +143,20 @@ profil_signal_install(void)
 void
 profil_signal_restore(void)
 {
-	struct sigaction ign;
+	struct sigaction ign, cur;
 
 	if (!installed)
 		return;
+	/*
+	 * A handler the program set behind our back (a raw rt_sigaction(2), as the Go runtime
+	 * does) is the program's now: it stays, and late ticks go to it as the others did.
+	 */
+	if (real_sigaction(installed, NULL, &cur) == 0 &&
+	    (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != profil_tick_handler)) {
+		owned[installed].owner = PROFIL_SIGNAL_PROGRAM;
+		installed = 0;
+		return;
+	}
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	real_sigaction(installed, &ign, NULL);
