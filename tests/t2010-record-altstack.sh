@@ -12,7 +12,7 @@ test_expect_success 'alone: three overflows caught on the alternate stack' '
 
 for run in timer:1000:0 timer:1000:1 perf:10000:0 perf:10000:1; do
 	clock=${run%%:*} rest=${run#*:} hz=${rest%:*} stacks=${run##*:}
-	test_expect_success "--clock $clock -F $hz, stacks $stacks: same output, status 0, sampled" '
+	test_expect_success "--clock $clock -F $hz, stacks $stacks: same output, status 0" '
 		PROFIL_RECORD_STACKS=$stacks LD_PRELOAD=$B/libprofil-record.so \
 			PROFIL_RECORD_DIR=$PWD/a$clock$stacks PROFIL_RECORD_CLOCK=$clock \
 			PROFIL_RECORD_HZ=$hz "$REC/altstack" 3 > a.out 2> a.err

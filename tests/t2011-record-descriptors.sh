@@ -24,7 +24,7 @@ check_outputs() {
 
 for clock in timer ring; do
 	for run in 1 2 3; do
-		test_expect_success "sh loop, --clock $clock, run $run: outputs intact, no stray files" '
+		test_expect_success "sh loop, --clock $clock, run $run: outputs intact, no tmp" '
 			rm -rf o d && mkdir o &&
 			PROFIL_RECORD_FLUSH_MS=1 LD_PRELOAD=$B/libprofil-record.so \
 				PROFIL_RECORD_DIR=$PWD/d PROFIL_RECORD_CLOCK=$clock \

@@ -35,7 +35,7 @@ test_expect_success 'a profile that cannot be created: the warning carries the e
 	LD_PRELOAD=$B/libprofil-record.so PROFIL_RECORD_DIR=gone \
 		sh -c "rm -rf gone; exec \"$REC/exits\" exit 0.05" > /dev/null 2> g.err
 	rc=$? && cat g.err && test $rc -eq 7 &&
-	grep "^profil: cannot create profile: .*gone/\.sh\.[0-9.]*tmp.: No such file or directory$" \
+	grep "^profil: cannot create profile: .*gone/\.sh\.[0-9.]*tmp.: No such file or dir" \
 		g.err
 '
 

@@ -24,7 +24,7 @@ for clock in timer ring; do
 		test "$(dump_field t.dump exit)" = exit && test "$(dump_total t.dump)" -gt 0
 	'
 	# 2.5 s: the periodic flush (every second) comes while the filter is in force.
-	test_expect_success "TSYNC filter ($clock clock): runs to the end, status 3, the file stays" '
+	test_expect_success "TSYNC filter ($clock clock): runs to the end, status 3, file stays" '
 		LD_PRELOAD=$B/libprofil-record.so PROFIL_RECORD_DIR=$PWD/s$clock \
 			PROFIL_RECORD_CLOCK=$clock "$REC/seckill" tsync 2.5 > s.out 2> s.err
 		rc=$? && echo "status $rc" && cat s.out s.err && test $rc -eq 3 &&

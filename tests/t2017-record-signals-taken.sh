@@ -11,15 +11,15 @@ for clock in timer perf; do
 			PROFIL_RECORD_CLOCK=$clock "$REC/allsignals" 0.2 > a.out 2> a.err
 		rc=$? && echo "status $rc" && cat a.out a.err && test $rc -eq 0 &&
 		grep -x done a.out && test $(wc -l < a.err) -eq 1 &&
-		grep -x "profil: no more samples: the program took every real-time signal: .allsignals." \
-			a.err
+		took="the program took every real-time signal" &&
+		grep -x "profil: no more samples: $took: .allsignals." a.err
 	'
 	test_expect_success "... through a raw rt_sigaction ($clock clock): told" '
 		LD_PRELOAD=$B/libprofil-record.so PROFIL_RECORD_DIR=$PWD/r$clock \
 			PROFIL_RECORD_CLOCK=$clock "$REC/allsignals" 0.2 raw > r.out 2> r.err
 		rc=$? && echo "status $rc" && cat r.out r.err && test $rc -eq 0 &&
 		grep -x done r.out && test $(wc -l < r.err) -eq 1 &&
-		grep "^profil: no more samples: the program replaced the handler of the profiling" r.err
+		grep "^profil: no more samples: the program replaced the handler of the" r.err
 	'
 done
 
