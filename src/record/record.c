@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol.h"
 #include "record.h"
 
 struct profil_record profil_rec;
@@ -311,10 +312,10 @@ flush_now(uint32_t kind, int32_t code)
 			profil_engine_stop_locked();
 		profil_engine_stats_locked(&st);
 		profil_engine_unlock(&saved);
-		/* Once, and only once the program has done it: a profile without samples says why. */
+		/* Once, when the program has done it: a profile without samples says why. */
 		if (starved == PROFIL_STARVED_NO_SIGNAL)
-			profil_record_warn("no more samples: the program took every real-time signal",
-			    profil_rec.progname);
+			profil_record_warn("no more samples: "
+			    "the program took every real-time signal", profil_rec.progname);
 		else if (starved == PROFIL_STARVED_REPLACED)
 			profil_record_warn("no more samples: the program replaced the handler of "
 			    "the profiling signal", profil_rec.progname);
@@ -799,7 +800,7 @@ env_set(const char *name, const char *value, char *entry, size_t cap)
 static int
 make_dir(char *out, size_t cap)
 {
-	const char *d = profil_env_get("PROFIL_RECORD_DIR");
+	const char *d = profil_env_get(PROFIL_RECORD_ENV_DIR);
 	int dflt = d == NULL || *d == '\0', fd, high;
 	struct stat st;
 
@@ -843,37 +844,37 @@ map_zero(size_t bytes)
 static int
 setup(void)
 {
-	static char dir_entry[sizeof("PROFIL_RECORD_DIR=") + sizeof(profil_rec.dir)];
+	static char dir_entry[sizeof(PROFIL_RECORD_ENV_DIR "=") + sizeof(profil_rec.dir)];
 	struct profil_stacks *s = &profil_rec.stacks;
-	const char *clock = profil_env_get("PROFIL_RECORD_CLOCK");
+	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK);
 	unsigned long entries;
 	ssize_t n;
 	sigset_t saved;
 	int r, i;
 
-	profil_rec.hz = (unsigned int)env_ulong("PROFIL_RECORD_HZ", 1000, 1, PROFIL_HZ_MAX);
-	profil_rec.depth = env_ulong("PROFIL_RECORD_STACKS", 0, 0, 1) ? 128 : 1;
-	flush_ms = (unsigned int)env_ulong("PROFIL_RECORD_FLUSH_MS", 1000, 0, 3600000);
-	entries = env_ulong("PROFIL_RECORD_ENTRIES", 65536, 64, 1UL << 24);
+	profil_rec.hz = (unsigned int)env_ulong(PROFIL_RECORD_ENV_HZ, 1000, 1, PROFIL_HZ_MAX);
+	profil_rec.depth = env_ulong(PROFIL_RECORD_ENV_STACKS, 0, 0, 1) ? 128 : 1;
+	flush_ms = (unsigned int)env_ulong(PROFIL_RECORD_ENV_FLUSH_MS, 1000, 0, 3600000);
+	entries = env_ulong(PROFIL_RECORD_ENV_ENTRIES, 65536, 64, 1UL << 24);
 	profil_rec.clock = PROFIL_CLOCK_AUTO;
-	if (clock != NULL && strcmp(clock, "timer") == 0)
+	if (clock != NULL && strcmp(clock, PROFIL_RECORD_CLOCK_TIMER) == 0)
 		profil_rec.clock = PROFIL_CLOCK_TIMER;
-	else if (clock != NULL && strcmp(clock, "ring") == 0)
+	else if (clock != NULL && strcmp(clock, PROFIL_RECORD_CLOCK_RING) == 0)
 		profil_rec.clock = PROFIL_FILE_CLOCK_RING;
-	else if (clock != NULL && strcmp(clock, "perf") == 0)
+	else if (clock != NULL && strcmp(clock, PROFIL_RECORD_CLOCK_PERF) == 0)
 		profil_rec.clock = PROFIL_CLOCK_PERF;
-	else if (clock != NULL && *clock != '\0' && strcmp(clock, "auto") != 0)
-		profil_record_warn("ignoring invalid value", "PROFIL_RECORD_CLOCK");
+	else if (clock != NULL && *clock != '\0' && strcmp(clock, PROFIL_RECORD_CLOCK_AUTO) != 0)
+		profil_record_warn("ignoring invalid value", PROFIL_RECORD_ENV_CLOCK);
 
 	profil_rec.dir_fd = -1;
 	r = make_dir(profil_rec.dir, sizeof(profil_rec.dir));
 	if (r < 0) {
 		profil_record_warn("recorder disabled: cannot create output directory",
-		    profil_env_get("PROFIL_RECORD_DIR") ? profil_env_get("PROFIL_RECORD_DIR") :
+		    profil_env_get(PROFIL_RECORD_ENV_DIR) ? profil_env_get(PROFIL_RECORD_ENV_DIR) :
 		    "profil.out");
 		return r;
 	}
-	env_set("PROFIL_RECORD_DIR", profil_rec.dir, dir_entry, sizeof(dir_entry));
+	env_set(PROFIL_RECORD_ENV_DIR, profil_rec.dir, dir_entry, sizeof(dir_entry));
 	strncpy(profil_rec.progname, program_invocation_short_name,
 	    sizeof(profil_rec.progname) - 1);
 	if (profil_rec.progname[0] == '\0' || strchr(profil_rec.progname, '/') != NULL)
@@ -900,7 +901,7 @@ setup(void)
 		t->pool = map_zero(t->npool * sizeof(*t->pool));
 		if (t->entries == NULL || t->pool == NULL) {
 			profil_record_warn("recorder disabled: cannot map memory",
-			    "PROFIL_RECORD_ENTRIES");
+			    PROFIL_RECORD_ENV_ENTRIES);
 			return -ENOMEM;
 		}
 	}
@@ -958,7 +959,7 @@ setup(void)
 __attribute__((constructor)) static void
 record_init(void)
 {
-	const char *active = profil_env_get("PROFIL_RECORD_ACTIVE");
+	const char *active = profil_env_get(PROFIL_RECORD_ENV_ACTIVE);
 	static char active_entry[64];
 	char pid[24];
 
@@ -973,9 +974,9 @@ record_init(void)
 	 * Empty is unset: a launcher can make room for it in the environment it passes (bash
 	 * keeps only the variables its main() found in envp).
 	 */
-	if (active != NULL && *active != '\0' && env_ulong("PROFIL_RECORD_EXEC", 1, 0, 1) == 0)
+	if (active != NULL && *active != '\0' && env_ulong(PROFIL_RECORD_ENV_EXEC, 1, 0, 1) == 0)
 		return;
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	env_set("PROFIL_RECORD_ACTIVE", pid, active_entry, sizeof(active_entry));
+	env_set(PROFIL_RECORD_ENV_ACTIVE, pid, active_entry, sizeof(active_entry));
 	setup();
 }
