@@ -100,7 +100,7 @@ void profil_engine_signal_taken(int s, const struct sigaction *act);
 enum { PROFIL_STARVED_NO_SIGNAL = 1, PROFIL_STARVED_REPLACED };
 int profil_engine_starved_locked(void);
 
-/* src/engine/threads.c: calls fn(tid, arg) for every thread of the process. */
+/* src/engine/tasks.c: calls fn(tid, arg) for every thread of the process. */
 int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);
 
 /*
