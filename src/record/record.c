@@ -10,7 +10,7 @@
  *                          sample); timer (per-thread CPU timers + a signal)
  *   PROFIL_RECORD_STACKS   1: record call stacks (frame-pointer walk), 0: flat (default)
  *   PROFIL_RECORD_EXEC     0: images started by exec from a recorded process are not recorded
- *   PROFIL_RECORD_ENTRIES  distinct stacks per in-memory table (default 65536); a table half
+ *   PROFIL_RECORD_ENTRIES  distinct stacks per in-memory table (default 16384); a table half
  *                          full is spilled to an unnamed file in the output directory
  *   PROFIL_RECORD_FLUSH_MS periodic flush interval in ms (default 1000; 0 disables, and with
  *                          a signal clock runs no recorder thread at all)
@@ -539,7 +539,8 @@ flusher_main(void *unused)
 	 * thread opens nothing: it drains rings, and the files are written at exit on the
 	 * program's threads.
 	 */
-	if (keeper_start() == 0 && unshare(CLONE_FILES) == 0 && close_all_but_dir() == 0)
+	if (atomic_load(&keeper_running) && unshare(CLONE_FILES) == 0 &&
+	    close_all_but_dir() == 0)
 		files = 1;
 	if (files) {
 		stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
@@ -601,6 +602,11 @@ flusher_start(void)
 
 	if (profil_real.pthread_create == NULL || (flush_ms == 0 && !ring_mode))
 		return;
+	/*
+	 * The keeper first, from this thread: pthread_create mallocs, and from the flusher it
+	 * would make glibc reserve a thread arena (64 MiB of the program's address space).
+	 */
+	keeper_start();
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
@@ -841,6 +847,26 @@ map_zero(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* A recorder that gives up gives the program its address space back. */
+static void
+tables_release(void)
+{
+	struct profil_stacks *s = &profil_rec.stacks;
+	int i;
+
+	atomic_store(&s->cur, NULL);
+	for (i = 0; i < 2; i++) {
+		struct profil_stack_table *t = &s->tables[i];
+
+		if (t->entries != NULL)
+			munmap(t->entries, t->nentries * sizeof(*t->entries));
+		if (t->pool != NULL)
+			munmap(t->pool, t->npool * sizeof(*t->pool));
+		t->entries = NULL;
+		t->pool = NULL;
+	}
+}
+
 static int
 setup(void)
 {
@@ -855,7 +881,7 @@ setup(void)
 	profil_rec.hz = (unsigned int)env_ulong(PROFIL_RECORD_ENV_HZ, 1000, 1, PROFIL_HZ_MAX);
 	profil_rec.depth = env_ulong(PROFIL_RECORD_ENV_STACKS, 0, 0, 1) ? 128 : 1;
 	flush_ms = (unsigned int)env_ulong(PROFIL_RECORD_ENV_FLUSH_MS, 1000, 0, 3600000);
-	entries = env_ulong(PROFIL_RECORD_ENV_ENTRIES, 65536, 64, 1UL << 24);
+	entries = env_ulong(PROFIL_RECORD_ENV_ENTRIES, 16384, 64, 1UL << 24);
 	profil_rec.clock = PROFIL_CLOCK_AUTO;
 	if (clock != NULL && strcmp(clock, PROFIL_RECORD_CLOCK_TIMER) == 0)
 		profil_rec.clock = PROFIL_CLOCK_TIMER;
@@ -888,7 +914,11 @@ setup(void)
 		return -EEXIST;
 	}
 
-	/* Round the tables up to a power of two; the pools hold the stacks' pcs. */
+	/*
+	 * Round the tables up to a power of two; the pools hold the stacks' pcs, 16 a stack on
+	 * average (a pool half full spills the table like its entries).  Address space is the
+	 * program's (RLIMIT_AS): about 1 MiB flat, 5 MiB with stacks, at the default size.
+	 */
 	s->max_depth = profil_rec.depth;
 	profil_rec.spill_fd = -1;
 	for (i = 0; i < 2; i++) {
@@ -896,10 +926,11 @@ setup(void)
 
 		for (t->nentries = 64; t->nentries < entries; t->nentries <<= 1)
 			;
-		t->npool = t->nentries * (profil_rec.depth > 1 ? 32 : 1);
+		t->npool = t->nentries * (profil_rec.depth > 1 ? 16 : 1);
 		t->entries = map_zero(t->nentries * sizeof(*t->entries));
 		t->pool = map_zero(t->npool * sizeof(*t->pool));
 		if (t->entries == NULL || t->pool == NULL) {
+			tables_release();
 			profil_record_warn("recorder disabled: cannot map memory",
 			    PROFIL_RECORD_ENV_ENTRIES);
 			return -ENOMEM;
@@ -934,6 +965,7 @@ setup(void)
 		profil_record_unlock();
 		if (r < 0 && profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
 			profil_rec.enabled = 0;
+			tables_release();
 			profil_record_warn("recorder disabled: perf ring buffers refused",
 			    strerror(-r));
 			return r;
@@ -948,6 +980,7 @@ setup(void)
 	profil_engine_unlock(&saved);
 	if (r < 0) {
 		profil_rec.enabled = 0;
+		tables_release();
 		profil_record_warn("recorder disabled: cannot start the sampling clock",
 		    strerror(-r));
 		return r;
