@@ -160,13 +160,23 @@ take_line(const char *p, const char *end, uint32_t epoch, uint64_t now)
 			return 0;
 		}
 	}
-	if (profil_rec.nmaps == PROFIL_RECORD_MAX_MAPS)
+	/*
+	 * Entries are never reused: samples already counted name them by epoch.  A full table
+	 * leaves later code unattributed ([unmapped] in reports), and says so once.
+	 */
+	if (profil_rec.nmaps == PROFIL_RECORD_MAX_MAPS) {
+		profil_record_warn("mapping table full, code mapped from now on is not named",
+		    "PROFIL_RECORD_MAX_MAPS");
 		return 0;
+	}
 	r = &profil_rec.maps[profil_rec.nmaps];
 	memset(r, 0, sizeof(*r));
 	r->m.path = (char *)intern_path(path, plen);
-	if (r->m.path == NULL)
+	if (r->m.path == NULL) {
+		profil_record_warn("mapping path space full, code mapped from now on is not named",
+		    "PROFIL_RECORD_PATHS");
 		return 0;
+	}
 	r->m.start = start;
 	r->m.end = stop;
 	r->m.offset = offset;
