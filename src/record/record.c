@@ -58,9 +58,11 @@ static int atfork_taken;		/* the fork took the lock (not already held here) */
  */
 static atomic_int flusher_tid;
 static atomic_int keeper_running, keeper_go;
-enum { REQ_NONE, REQ_CLAIMED, REQ_PENDING, REQ_DONE };
+enum { REQ_NONE, REQ_PENDING, REQ_DONE };
+#define REQ_MAPS UINT32_MAX	/* req.kind: re-read the mappings, write nothing */
 static struct {
 	atomic_int state;
+	atomic_int owner;		/* tid of the thread whose request it is, 0: free */
 	uint32_t kind;
 	int32_t code;
 	struct profil_stats st;		/* signal clocks: taken by the requester */
@@ -250,17 +252,20 @@ delegate(uint32_t kind, int32_t code, const struct profil_stats *st)
 	/* Under the program's filter no thread can write safely: the periodic file stays. */
 	if (atomic_load(&sealed))
 		return 1;
-	/* A fatal signal in the middle of an update: see flush_now(). */
-	if (atomic_load(&lock_owner) == me)
+	/*
+	 * A fatal signal in the middle of an update, or of this thread's own request (a dlopen's
+	 * mappings): see flush_now().  The request cannot finish under us, nor be waited for.
+	 */
+	if (atomic_load(&lock_owner) == me || atomic_load(&req.owner) == me)
 		return 1;
 	/* One request at a time: two threads exiting or exec'ing together take turns. */
 	for (waits = 0;; waits++) {
-		expect = REQ_NONE;
-		if (atomic_compare_exchange_strong(&req.state, &expect, REQ_CLAIMED))
+		expect = 0;
+		if (atomic_compare_exchange_strong(&req.owner, &expect, me))
 			break;
 		if (waits >= 200)
 			return 0;
-		futex(&req.state, FUTEX_WAIT_PRIVATE, expect, &ts);
+		futex(&req.owner, FUTEX_WAIT_PRIVATE, expect, &ts);
 	}
 	req.kind = kind;
 	req.code = code;
@@ -272,8 +277,9 @@ delegate(uint32_t kind, int32_t code, const struct profil_stats *st)
 		futex(&req.state, FUTEX_WAIT_PRIVATE, REQ_PENDING, &ts);
 	expect = REQ_DONE;
 	if (!atomic_compare_exchange_strong(&req.state, &expect, REQ_NONE))
-		return 0;	/* the thread is gone; the request stays and blocks no one */
-	futex(&req.state, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+		return 0;	/* the recorder's thread is gone; the request stays */
+	atomic_store(&req.owner, 0);
+	futex(&req.owner, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
 	return 1;
 }
 
@@ -282,7 +288,13 @@ static void
 serve_request(void)
 {
 	if (!atomic_load(&sealed) && profil_record_lock()) {
-		write_locked(req.kind, req.code, ring_mode ? NULL : &req.st);
+		if (req.kind == REQ_MAPS) {
+			if (ring_mode)
+				profil_ring_drain_all();
+			profil_record_maps_snapshot();
+		} else {
+			write_locked(req.kind, req.code, ring_mode ? NULL : &req.st);
+		}
 		profil_record_unlock();
 	}
 	atomic_store(&req.state, REQ_DONE);
@@ -349,13 +361,24 @@ drain_now(int files)
 	profil_record_unlock();
 }
 
-/* dlopen/dlclose (src/record/dl.c): drained first, samples taken so far keep their epoch. */
+/*
+ * dlopen/dlclose (src/record/dl.c): drained first, samples taken so far keep their epoch.
+ * /proc/self/maps and the libraries' build-ids are opened by the recorder's thread, in its own
+ * descriptor table, while this one waits: another thread of the program may be between a
+ * close(2) and the open(2) it expects to get that number.
+ */
 void
 profil_record_maps_changed(void)
 {
 	int saved_errno = errno;
 
-	if (!profil_rec.enabled || profil_rec.pid != getpid() || !profil_record_lock())
+	if (!profil_rec.enabled || profil_rec.pid != getpid())
+		return;
+	if (delegate(REQ_MAPS, 0, NULL)) {
+		errno = saved_errno;
+		return;
+	}
+	if (!profil_record_lock())
 		return;
 	if (ring_mode)
 		profil_ring_drain_all();
@@ -729,6 +752,7 @@ atfork_child(void)
 	atomic_store(&keeper_running, 0);
 	atomic_store(&keeper_go, 0);
 	atomic_store(&req.state, REQ_NONE);
+	atomic_store(&req.owner, 0);
 	atomic_store(&exec_quiet, 0);
 	final_written = 0;
 	stat_fd = -1;		/* in the parent's recorder thread's table */
