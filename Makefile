@@ -66,7 +66,19 @@ $(B)/signal-safe.ok: $(SAMPLE_OBJ) tools/check-signal-safe.sh tools/signal-safe.
 	NM=$(NM) tools/check-signal-safe.sh $(SAMPLE_OBJ)
 	@touch $@
 
-$(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok
+# The engine and pcsample(2) run in signal context as well: their raw system calls are listed
+# in tools/engine-signal-safe.allow.  Not threads.o (the pthread_create interposer allocates),
+# real.o (dlsym at load) nor env.o (start-up).
+ENGINE_SIGNAL_OBJ := $(SAMPLE_OBJ) $(addprefix $(B)/src/,engine/engine.o engine/clock.o \
+	engine/exit.o engine/hooks.o engine/signal.o engine/tasks.o engine/writable.o \
+	classic/pcsample.o classic/rate.o)
+$(B)/engine-signal-safe.ok: $(ENGINE_SIGNAL_OBJ) tools/check-signal-safe.sh \
+		tools/signal-safe.allow tools/engine-signal-safe.allow
+	SIGNAL_SAFE_EXTRA=tools/engine-signal-safe.allow NM=$(NM) tools/check-signal-safe.sh \
+		$(ENGINE_SIGNAL_OBJ)
+	@touch $@
+
+$(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok $(B)/engine-signal-safe.ok
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libprofil.map -Wl,-z,defs \
 		-Wl,-z,nodelete -o $@ $(LIB_OBJ)
 
@@ -80,7 +92,8 @@ $(B)/record-signal-safe.ok: $(REC_SIGNAL_OBJ) tools/check-signal-safe.sh tools/s
 		$(REC_SIGNAL_OBJ)
 	@touch $@
 
-$(REC_SO): $(REC_OBJ) src/record/record.map $(B)/signal-safe.ok $(B)/record-signal-safe.ok
+$(REC_SO): $(REC_OBJ) src/record/record.map $(B)/signal-safe.ok $(B)/record-signal-safe.ok \
+		$(B)/engine-signal-safe.ok
 	$(CC) -shared -Wl,--version-script=src/record/record.map -Wl,-z,defs -Wl,-z,nodelete \
 		-o $@ $(REC_OBJ) -lpthread -ldl
 

@@ -27,7 +27,8 @@ for p in profil_api pcsample fork; do
 done
 
 test_expect_success 'the library, unit tests and test programs build under ASan and UBSan' '
-	make -C "$ROOT" -s -j2 B="$S" CC="cc $SAN" -o "$S/signal-safe.ok" $targets
+	make -C "$ROOT" -s -j2 B="$S" CC="cc $SAN" -o "$S/signal-safe.ok" \
+		-o "$S/engine-signal-safe.ok" $targets
 '
 
 # A sanitizer report is a failure even if the program then exits 0.

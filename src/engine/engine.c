@@ -27,6 +27,7 @@ static struct {
 	uint64_t threads;
 	uint64_t thread_failures;
 	unsigned int generation;	/* bumped at every start and stop; wraps */
+	int starved;		/* the program took our signal and left no free one */
 	struct profil_thread slots[PROFIL_MAX_THREADS];
 } engine = { .lock = ATOMIC_FLAG_INIT };
 
@@ -158,6 +159,7 @@ profil_engine_start_locked(const struct profil_sink *sink, unsigned int hz,
 	profil_threads_foreach(arm_other_thread, &self);
 	engine.cpu_start = process_cpu_ns();
 	engine.running = 1;
+	engine.starved = 0;
 	engine.generation++;
 	return 0;
 }
@@ -188,8 +190,23 @@ profil_engine_signal_taken(int s, const struct sigaction *act)
 	profil_engine_stop_locked();
 	profil_signal_hand_over(s, act);
 	/* The program's signal stays the program's: start again on a free one. */
-	if (was_running)
-		profil_engine_start_locked(sink, engine.hz, engine.requested);
+	if (was_running && profil_engine_start_locked(sink, engine.hz, engine.requested) < 0)
+		engine.starved = 1;
+}
+
+int
+profil_engine_starved_locked(void)
+{
+	struct sigaction cur;
+	int s = profil_signal_current();
+
+	if (engine.starved)
+		return PROFIL_STARVED_NO_SIGNAL;
+	/* sigaction(2) through a raw system call (the Go runtime) passes no interposition. */
+	if (engine.running && s > 0 && profil_real.sigaction(s, NULL, &cur) == 0 &&
+	    (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != profil_tick_handler))
+		return PROFIL_STARVED_REPLACED;
+	return 0;
 }
 
 const struct profil_sink *

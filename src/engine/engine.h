@@ -92,8 +92,15 @@ void profil_signal_hand_over(int s, const struct sigaction *act);
  * sigaction): it gets the signal, and a running engine moves to another one.  Lock held.
  */
 void profil_engine_signal_taken(int s, const struct sigaction *act);
+/*
+ * Why the engine's ticks stopped reaching the sink, or 0: the program took the tick signal and
+ * no real-time signal was left free to move to, or it replaced our handler through a raw
+ * rt_sigaction(2) that no interposition sees.  Lock held.
+ */
+enum { PROFIL_STARVED_NO_SIGNAL = 1, PROFIL_STARVED_REPLACED };
+int profil_engine_starved_locked(void);
 
-/* src/engine/threads.c: calls fn(tid, arg) for every thread of the process. */
+/* src/engine/tasks.c: calls fn(tid, arg) for every thread of the process. */
 int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);
 
 /*
@@ -103,6 +110,14 @@ int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);
 int profil_exit_hook_add(void (*fn)(int why, void *arg), void *arg);
 void profil_exit_run(int why);
 void profil_exit_fork_child(void);
+
+/*
+ * src/engine/env.c: the environment through the C library's environ array, never through a
+ * getenv(3) or setenv(3) that the program may define (bash does).  profil_env_replace() swaps
+ * the existing entry for entry's name in place: 0, or -ENOENT.  Not thread-safe: start-up only.
+ */
+const char *profil_env_get(const char *name);
+int profil_env_replace(char *entry);
 
 /* src/engine/writable.c: 0 if [p, p+len) can be read and written, else -EFAULT (or -errno). */
 int profil_memory_writable(void *p, size_t len);
@@ -118,6 +133,7 @@ struct profil_real {
 	int (*execveat)(int, const char *, char *const[], char *const[], int);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	sighandler_t (*signal)(int, sighandler_t);
+	int (*setenv)(const char *, const char *, int);	/* the C library's, not bash's */
 };
 extern struct profil_real profil_real;
 /* Fills profil_real; runs at load, and again on first use if another constructor was first. */

@@ -10,12 +10,16 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "engine.h"
 
 #define MAX_HOOKS 8
+/* The fatal-signal flush's own stack: the flush needs a few KiB, static buffers do the rest. */
+#define FLUSH_STACK_BYTES (64 * 1024)
 
 static struct {
 	void (*fn)(int why, void *arg);
@@ -28,18 +32,43 @@ static pid_t owner;		/* the process the hooks belong to; a vfork child is not it
 static const int fatal_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS,
 	SIGFPE, SIGSEGV, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGSYS };
 
+/*
+ * A stack of our own for the fatal-signal flush, and the two contexts that switch to it and
+ * back: used only by the one thread that wins `ran`, so never by two at once.
+ */
+static char *flush_stack;
+static ucontext_t flush_ctx, fatal_ctx;
+static int flush_why;
+
+/* 1 if this call is the one that runs the hooks in this process. */
+static int
+exit_claim(void)
+{
+	if (owner != 0 && owner != getpid())
+		return 0;
+	return !atomic_exchange(&ran, 1);
+}
+
+static void
+hooks_run(int why)
+{
+	int i, n = atomic_load(&nhooks);
+
+	for (i = 0; i < n; i++)
+		hooks[i].fn(why, hooks[i].arg);
+}
+
 void
 profil_exit_run(int why)
 {
-	int i, n;
+	if (exit_claim())
+		hooks_run(why);
+}
 
-	if (owner != 0 && owner != getpid())
-		return;
-	if (atomic_exchange(&ran, 1))
-		return;
-	n = atomic_load(&nhooks);
-	for (i = 0; i < n; i++)
-		hooks[i].fn(why, hooks[i].arg);
+static void
+flush_stack_main(void)
+{
+	hooks_run(flush_why);
 }
 
 static void
@@ -47,7 +76,25 @@ fatal_handler(int signo, siginfo_t *si, void *uc)
 {
 	(void)si;
 	(void)uc;
-	profil_exit_run(signo);
+	/*
+	 * The handler runs on whatever stack is left: the program's alternate stack, sized for
+	 * its own handler (SA_ONSTACK), or the last bytes of an overflowing thread stack.  The
+	 * flush moves to a stack of its own.  glibc's swapcontext is a few registers and one
+	 * rt_sigprocmask; when the function returns, uc_link brings us back here.
+	 */
+	if (exit_claim()) {
+		flush_why = signo;
+		if (flush_stack != NULL && getcontext(&flush_ctx) == 0) {
+			flush_ctx.uc_stack.ss_sp = flush_stack;
+			flush_ctx.uc_stack.ss_size = FLUSH_STACK_BYTES;
+			flush_ctx.uc_link = &fatal_ctx;
+			makecontext(&flush_ctx, flush_stack_main, 0);
+			if (swapcontext(&fatal_ctx, &flush_ctx) != 0)
+				hooks_run(signo);
+		} else {
+			hooks_run(signo);
+		}
+	}
 	/* The program's disposition, which was SIG_DFL when we took the signal. */
 	profil_signal_give_back(signo);
 	/*
@@ -59,8 +106,9 @@ fatal_handler(int signo, siginfo_t *si, void *uc)
 
 /*
  * Catches the fatal signals the program leaves at SIG_DFL; the program's own handlers stay,
- * and the program still sees SIG_DFL where it asks (signal.c).  No SA_ONSTACK: a program's
- * alternate stack is sized for its own handler, and a flush on it could overflow it.
+ * and the program still sees SIG_DFL where it asks (signal.c).  SA_ONSTACK: a stack overflow
+ * leaves no room for the signal frame, and the process would die unflushed; the flush itself
+ * runs on flush_stack, so the program's alternate stack only holds the frame.
  */
 static void
 fatal_install(void)
@@ -68,9 +116,16 @@ fatal_install(void)
 	struct sigaction sa, cur;
 	size_t i;
 
+	if (flush_stack == NULL) {
+		void *p = mmap(NULL, FLUSH_STACK_BYTES, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+
+		/* Without it the flush runs where the handler does, as it always could. */
+		flush_stack = p == MAP_FAILED ? NULL : p;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = fatal_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
 	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
 		int s = fatal_signals[i];

@@ -23,6 +23,7 @@ profil_real_resolve(void)
 	RESOLVE(execveat);
 	RESOLVE(sigaction);
 	RESOLVE(signal);
+	RESOLVE(setenv);
 	/* Last: it marks the table complete. */
 	RESOLVE(execve);
 }

@@ -84,7 +84,7 @@ signal_is_free(int s)
 static void
 read_choice(void)
 {
-	const char *v = getenv("PROFIL_SIGNAL");
+	const char *v = profil_env_get("PROFIL_SIGNAL");
 	char *end;
 	long s;
 
@@ -119,11 +119,14 @@ profil_signal_install(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = profil_tick_handler;
 	/*
-	 * SA_RESTART: a tick never makes a restartable call fail with EINTR.  No SA_ONSTACK: a
-	 * program's alternate stack is sized for its own fault handler (often SIGSTKSZ), and a
-	 * tick belongs on the thread's own stack.
+	 * SA_RESTART: a tick never makes a restartable call fail with EINTR.  SA_ONSTACK: a tick
+	 * can land on the last bytes of a stack about to overflow, where the kernel finds no room
+	 * for the signal frame and kills the process with SIGSEGV; a program that catches its own
+	 * overflow has an alternate stack for exactly that.  The handler needs little of it (no
+	 * more than the program's own handler running there already does) and no alternate stack
+	 * means the thread's own stack, as before.
 	 */
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
 	r = profil_signal_take(s, &sa, PROFIL_SIGNAL_TICK);
 	if (r < 0)
@@ -140,10 +143,20 @@ profil_signal_install(void)
 void
 profil_signal_restore(void)
 {
-	struct sigaction ign;
+	struct sigaction ign, cur;
 
 	if (!installed)
 		return;
+	/*
+	 * A handler the program set behind our back (a raw rt_sigaction(2), as the Go runtime
+	 * does) is the program's now: it stays, and late ticks go to it as the others did.
+	 */
+	if (real_sigaction(installed, NULL, &cur) == 0 &&
+	    (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != profil_tick_handler)) {
+		owned[installed].owner = PROFIL_SIGNAL_PROGRAM;
+		installed = 0;
+		return;
+	}
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	real_sigaction(installed, &ign, NULL);

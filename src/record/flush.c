@@ -54,6 +54,24 @@ append_uint(char *dst, size_t cap, size_t *len, unsigned long v)
 	dst[*len] = '\0';
 }
 
+int
+profil_record_dir_fd(void)
+{
+	struct stat st;
+
+	if (profil_rec.dir_fd >= 0 && fstat(profil_rec.dir_fd, &st) == 0 &&
+	    (uint64_t)st.st_dev == profil_rec.dir_dev && (uint64_t)st.st_ino == profil_rec.dir_ino)
+		return profil_rec.dir_fd;
+	return AT_FDCWD;
+}
+
+/* A path under the output directory, as the *at() calls take it relative to dfd. */
+static const char *
+at_name(int dfd, const char *path)
+{
+	return dfd == AT_FDCWD ? path : path + strlen(profil_rec.dir) + 1;
+}
+
 /*
  * <dir>/<progname>.<pid>.profil, or <progname>.<pid>.<n>.profil when an earlier image of this
  * process (an exec of the same program) already wrote the first.
@@ -63,6 +81,7 @@ profil_record_choose_path(void)
 {
 	struct stat st;
 	unsigned int n;
+	int dfd = profil_record_dir_fd();
 
 	for (n = 0; n < 1000; n++) {
 		size_t len = 0;
@@ -78,7 +97,8 @@ profil_record_choose_path(void)
 			append_uint(profil_rec.path, sizeof(profil_rec.path), &len, n);
 		}
 		append(profil_rec.path, sizeof(profil_rec.path), &len, ".profil");
-		if (lstat(profil_rec.path, &st) != 0 && errno == ENOENT)
+		if (fstatat(dfd, at_name(dfd, profil_rec.path), &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+		    errno == ENOENT)
 			return 0;
 	}
 	return -EEXIST;
@@ -178,7 +198,9 @@ spill_locked(void)
 	struct stat st;
 
 	if (profil_rec.spill_fd < 0) {
-		int fd = open(profil_rec.dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		int dfd = profil_record_dir_fd();
+		int fd = openat(dfd, dfd == AT_FDCWD ? profil_rec.dir : ".",
+		    O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
 		if (fd < 0 || fstat(fd, &st) != 0) {
 			if (fd >= 0)
@@ -227,9 +249,10 @@ profil_record_spill_check_locked(void)
 void
 profil_record_spill_forget(void)
 {
-	/* The descriptor is a copy of the parent's: closing it closes nothing of theirs. */
-	if (spill_ours())
-		close(profil_rec.spill_fd);
+	/*
+	 * The spill descriptor lives in the parent's recorder thread's own table: the number
+	 * means nothing here, and may be one of the program's.
+	 */
 	profil_rec.spill_fd = -1;
 	profil_rec.spill_bytes = 0;
 	profil_rec.spill_records = 0;
@@ -284,10 +307,11 @@ profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct p
 	 */
 	static char tmp[sizeof(profil_rec.path) + 64];
 	size_t len = 0;
-	int fd, r;
+	int fd, r, dfd;
 
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return 0;
+	dfd = profil_record_dir_fd();
 	profil_record_maps_snapshot();
 	profil_record_threads_scan();
 	append(tmp, sizeof(tmp), &len, profil_rec.dir);
@@ -298,10 +322,11 @@ profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct p
 	append(tmp, sizeof(tmp), &len, ".");
 	append_uint(tmp, sizeof(tmp), &len, tmp_serial++);
 	append(tmp, sizeof(tmp), &len, ".tmp");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(dfd, at_name(dfd, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
 	if (fd < 0) {
 		r = -errno;
-		profil_record_warn("cannot create profile", tmp);
+		profil_record_warn_errno("cannot create profile", tmp, -r);
 		return r;
 	}
 	profil_writer_init(&writer, fd);
@@ -309,11 +334,11 @@ profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct p
 	r = profil_writer_finish(&writer);
 	if (close(fd) != 0 && r == 0)
 		r = -errno;
-	if (r == 0 && rename(tmp, profil_rec.path) != 0)
+	if (r == 0 && renameat(dfd, at_name(dfd, tmp), dfd, at_name(dfd, profil_rec.path)) != 0)
 		r = -errno;
 	if (r < 0) {
-		unlink(tmp);
-		profil_record_warn("cannot write profile", profil_rec.path);
+		unlinkat(dfd, at_name(dfd, tmp), 0);
+		profil_record_warn_errno("cannot write profile", profil_rec.path, -r);
 	}
 	return r;
 }

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -54,14 +55,20 @@ read_build_id(const char *path, uint8_t *id)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
+	struct stat st;
 	static uint8_t note[1024];	/* off the stack of a fatal signal's flush; lock held */
 	uint32_t got = 0;
 	int fd, i;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * The name in /proc/self/maps is only a name: anything may be there now, a FIFO whose
+	 * open(2) blocks or a device.  Non-blocking, and regular files only.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return 0;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(ph))
 		goto out;
@@ -153,13 +160,23 @@ take_line(const char *p, const char *end, uint32_t epoch, uint64_t now)
 			return 0;
 		}
 	}
-	if (profil_rec.nmaps == PROFIL_RECORD_MAX_MAPS)
+	/*
+	 * Entries are never reused: samples already counted name them by epoch.  A full table
+	 * leaves later code unattributed ([unmapped] in reports), and says so once.
+	 */
+	if (profil_rec.nmaps == PROFIL_RECORD_MAX_MAPS) {
+		profil_record_warn("mapping table full, code mapped from now on is not named",
+		    "PROFIL_RECORD_MAX_MAPS");
 		return 0;
+	}
 	r = &profil_rec.maps[profil_rec.nmaps];
 	memset(r, 0, sizeof(*r));
 	r->m.path = (char *)intern_path(path, plen);
-	if (r->m.path == NULL)
+	if (r->m.path == NULL) {
+		profil_record_warn("mapping path space full, code mapped from now on is not named",
+		    "PROFIL_RECORD_PATHS");
 		return 0;
+	}
 	r->m.start = start;
 	r->m.end = stop;
 	r->m.offset = offset;
@@ -167,7 +184,8 @@ take_line(const char *p, const char *end, uint32_t epoch, uint64_t now)
 	r->m.load_ns = now;
 	r->m.load_epoch = epoch;
 	r->m.unload_epoch = PROFIL_EPOCH_NEVER;
-	if (path[0] == '/')
+	/* "<path> (deleted)": the file is gone, and whatever has that name now is not it. */
+	if (path[0] == '/' && !(plen > 10 && memcmp(path + plen - 10, " (deleted)", 10) == 0))
 		r->m.build_id_len = read_build_id(r->m.path, r->m.build_id);
 	r->live = 1;
 	r->seen = 1;

@@ -10,7 +10,7 @@
  *                          sample); timer (per-thread CPU timers + a signal)
  *   PROFIL_RECORD_STACKS   1: record call stacks (frame-pointer walk), 0: flat (default)
  *   PROFIL_RECORD_EXEC     0: images started by exec from a recorded process are not recorded
- *   PROFIL_RECORD_ENTRIES  distinct stacks per in-memory table (default 65536); a table half
+ *   PROFIL_RECORD_ENTRIES  distinct stacks per in-memory table (default 16384); a table half
  *                          full is spilled to an unnamed file in the output directory
  *   PROFIL_RECORD_FLUSH_MS periodic flush interval in ms (default 1000; 0 disables, and with
  *                          a signal clock runs no recorder thread at all)
@@ -21,7 +21,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol.h"
 #include "record.h"
 
 struct profil_record profil_rec;
@@ -45,6 +49,31 @@ static uint64_t cpu_start_ns;		/* process CPU time at start, for the ring's rate
 static atomic_int flusher_running;
 static sigset_t atfork_saved;
 static int atfork_taken;		/* the fork took the lock (not already held here) */
+
+/*
+ * The recorder's thread works in a descriptor table of its own (unshare(CLONE_FILES)), so its
+ * opens and closes never race the program's: a shell's close(1) then dup2(fd, 1) must find
+ * fd 1 as it left it.  flusher_tid is that thread once its table is private, 0 before.  The
+ * program's threads hand it the flushes at exit, exec and fatal signals, through req.
+ */
+static atomic_int flusher_tid;
+static atomic_int keeper_running, keeper_go;
+enum { REQ_NONE, REQ_PENDING, REQ_DONE };
+#define REQ_MAPS UINT32_MAX	/* req.kind: re-read the mappings, write nothing */
+static struct {
+	atomic_int state;
+	atomic_int owner;		/* tid of the thread whose request it is, 0: free */
+	uint32_t kind;
+	int32_t code;
+	struct profil_stats st;		/* signal clocks: taken by the requester */
+} req;
+static int final_written;		/* an exit or fatal-signal file is out: no more flushes */
+static atomic_int sealed;		/* a seccomp filter reached the recorder thread: no files */
+/*
+ * The exec file is out and the exec is under way: a periodic flush started now would be
+ * killed with the old image and leave its temporary file behind.  Cleared if exec fails.
+ */
+static atomic_int exec_quiet;
 
 static int
 self_tid(void)
@@ -82,18 +111,47 @@ profil_record_lock_reset(void)
 void
 profil_record_warn(const char *what, const char *subject)
 {
-	char line[PROFIL_FORMAT_MAX_PATH + 128];
+	profil_record_warn_errno(what, subject, 0);
+}
+
+/*
+ * strerrordesc_np(3), not strerror(3): a static English table, no locale and no buffer, so
+ * the fatal-signal flush may call it.
+ */
+void
+profil_record_warn_errno(const char *what, const char *subject, int err)
+{
+	char line[PROFIL_FORMAT_MAX_PATH + 256];
 	size_t n = 0;
-	const char *parts[] = { "profil: ", what, ": '", subject, "'\n" };
+	const char *desc = err > 0 ? strerrordesc_np(err) : NULL;
+	const char *parts[] = { "profil: ", what, ": '", subject, "'", desc ? ": " : "", desc,
+		"\n" };
 	size_t i;
 
 	if (profil_rec.warned)
 		return;
 	profil_rec.warned = 1;
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		for (const char *p = parts[i]; p != NULL && *p != '\0' && n < sizeof(line); p++)
+		for (const char *p = parts[i]; p != NULL && *p != '\0' && n < sizeof(line) - 1; p++)
 			line[n++] = *p;
-	/* Nothing to do if stderr is gone: the profile is what matters. */
+	line[n++] = '\n';	/* kept even when the line is cut */
+	if (n >= 2 && line[n - 2] == '\n')
+		n--;
+	/*
+	 * The recorder's thread has no descriptor 2 of its own: it reopens the program's stderr
+	 * through /proc (the thread-group leader's table), appending.  Nothing to do if stderr is
+	 * gone: the profile is what matters.
+	 */
+	if (atomic_load(&flusher_tid) != 0 && atomic_load(&flusher_tid) == self_tid()) {
+		int fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+
+		if (fd >= 0) {
+			if (write(fd, line, n) < 0)
+				n = 0;
+			close(fd);
+		}
+		return;
+	}
 	if (write(STDERR_FILENO, line, n) < 0)
 		return;
 }
@@ -101,7 +159,7 @@ profil_record_warn(const char *what, const char *subject)
 static unsigned long
 env_ulong(const char *name, unsigned long dflt, unsigned long min, unsigned long max)
 {
-	const char *v = getenv(name);
+	const char *v = profil_env_get(name);
 	unsigned long x;
 	char *end;
 
@@ -151,17 +209,112 @@ ring_stats(struct profil_stats *st)
 		st->achieved_hz = (double)st->ticks * 1e9 / (double)st->cpu_ns;
 }
 
+static long
+futex(atomic_int *word, int op, int val, const struct timespec *timeout)
+{
+	return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
+}
+
+/* Writes the file; lock held.  st is NULL with the ring clock, whose figures are taken here. */
+static void
+write_locked(uint32_t kind, int32_t code, const struct profil_stats *st)
+{
+	struct profil_stats ring;
+
+	if (ring_mode) {
+		profil_ring_drain_all();
+		ring_stats(&ring);
+		st = &ring;
+	}
+	/* A periodic flush after the final one would say "running" of a process that ended. */
+	if (final_written || (kind == PROFIL_EXIT_RUNNING && atomic_load(&exec_quiet)))
+		return;
+	profil_record_flush_locked(kind, code, st);
+	if (kind == PROFIL_EXIT_NORMAL || kind == PROFIL_EXIT_SIGNAL)
+		final_written = 1;
+	if (kind == PROFIL_EXIT_EXEC)
+		atomic_store(&exec_quiet, 1);
+}
+
+/*
+ * Hands a flush to the recorder's thread and waits for it.  Returns 1 when it is done (or
+ * must not be done), 0 when the caller must write it itself: no recorder thread with a table
+ * of its own, or it did not answer within two seconds.  Async-signal-safe: futex(2) only.
+ */
+static int
+delegate(uint32_t kind, int32_t code, const struct profil_stats *st)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000000L };
+	int me = self_tid(), expect, waits;
+
+	if (atomic_load(&flusher_tid) == 0 || atomic_load(&flusher_tid) == me)
+		return 0;
+	/* Under the program's filter no thread can write safely: the periodic file stays. */
+	if (atomic_load(&sealed))
+		return 1;
+	/*
+	 * A fatal signal in the middle of an update, or of this thread's own request (a dlopen's
+	 * mappings): see flush_now().  The request cannot finish under us, nor be waited for.
+	 */
+	if (atomic_load(&lock_owner) == me || atomic_load(&req.owner) == me)
+		return 1;
+	/* One request at a time: two threads exiting or exec'ing together take turns. */
+	for (waits = 0;; waits++) {
+		expect = 0;
+		if (atomic_compare_exchange_strong(&req.owner, &expect, me))
+			break;
+		if (waits >= 200)
+			return 0;
+		futex(&req.owner, FUTEX_WAIT_PRIVATE, expect, &ts);
+	}
+	req.kind = kind;
+	req.code = code;
+	if (st != NULL)
+		req.st = *st;
+	atomic_store(&req.state, REQ_PENDING);
+	futex(&req.state, FUTEX_WAKE_PRIVATE, 1, NULL);
+	for (waits = 0; atomic_load(&req.state) == REQ_PENDING && waits < 200; waits++)
+		futex(&req.state, FUTEX_WAIT_PRIVATE, REQ_PENDING, &ts);
+	expect = REQ_DONE;
+	if (!atomic_compare_exchange_strong(&req.state, &expect, REQ_NONE))
+		return 0;	/* the recorder's thread is gone; the request stays */
+	atomic_store(&req.owner, 0);
+	futex(&req.owner, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+	return 1;
+}
+
+/* The recorder's thread: a flush a program thread asked for. */
+static void
+serve_request(void)
+{
+	if (!atomic_load(&sealed) && profil_record_lock()) {
+		if (req.kind == REQ_MAPS) {
+			if (ring_mode)
+				profil_ring_drain_all();
+			profil_record_maps_snapshot();
+		} else {
+			write_locked(req.kind, req.code, ring_mode ? NULL : &req.st);
+		}
+		profil_record_unlock();
+	}
+	atomic_store(&req.state, REQ_DONE);
+	futex(&req.state, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+}
+
 static void
 flush_now(uint32_t kind, int32_t code)
 {
 	struct profil_stats st;
 	sigset_t saved;
+	int starved;
 
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
+	memset(&st, 0, sizeof(st));
 	if (!ring_mode) {
 		/* The engine lock is never held with the recorder lock: fork takes both. */
 		profil_engine_lock(&saved);
+		starved = profil_engine_starved_locked();
 		/*
 		 * The last write of a process that ends: no tick may land between the header's
 		 * counts and the table's, so the file accounts for every one.  (Not at exec: the
@@ -171,46 +324,134 @@ flush_now(uint32_t kind, int32_t code)
 			profil_engine_stop_locked();
 		profil_engine_stats_locked(&st);
 		profil_engine_unlock(&saved);
+		/* Once, when the program has done it: a profile without samples says why. */
+		if (starved == PROFIL_STARVED_NO_SIGNAL)
+			profil_record_warn("no more samples: "
+			    "the program took every real-time signal", profil_rec.progname);
+		else if (starved == PROFIL_STARVED_REPLACED)
+			profil_record_warn("no more samples: the program replaced the handler of "
+			    "the profiling signal", profil_rec.progname);
 	}
+	/* The engine's part (its perf descriptors are the program's) is done: the file is not. */
+	if (delegate(kind, code, ring_mode ? NULL : &st))
+		return;
 	/*
 	 * A fatal signal on the thread that holds the lock: the tables are half updated, so this
 	 * flush is skipped and the file stays as the last periodic flush wrote it.
 	 */
 	if (!profil_record_lock())
 		return;
-	if (ring_mode) {
-		profil_ring_drain_all();
-		ring_stats(&st);
-	}
-	profil_record_flush_locked(kind, code, &st);
+	write_locked(kind, code, ring_mode ? NULL : &st);
 	profil_record_unlock();
 }
 
-/* Every few milliseconds: the rings emptied, and a half-full table spilled. */
+/*
+ * Every few milliseconds: the rings emptied, and a half-full table spilled (only from a
+ * private descriptor table: the spill file is a descriptor kept open).
+ */
 static void
-drain_now(void)
+drain_now(int files)
 {
 	if (!profil_rec.enabled || profil_rec.pid != getpid() || !profil_record_lock())
 		return;
 	if (ring_mode)
 		profil_ring_drain_all();
-	profil_record_spill_check_locked();
+	if (files)
+		profil_record_spill_check_locked();
 	profil_record_unlock();
 }
 
-/* dlopen/dlclose (src/record/dl.c): drained first, samples taken so far keep their epoch. */
+/*
+ * dlopen/dlclose (src/record/dl.c): drained first, samples taken so far keep their epoch.
+ * /proc/self/maps and the libraries' build-ids are opened by the recorder's thread, in its own
+ * descriptor table, while this one waits: another thread of the program may be between a
+ * close(2) and the open(2) it expects to get that number.
+ */
 void
 profil_record_maps_changed(void)
 {
 	int saved_errno = errno;
 
-	if (!profil_rec.enabled || profil_rec.pid != getpid() || !profil_record_lock())
+	if (!profil_rec.enabled || profil_rec.pid != getpid())
+		return;
+	if (delegate(REQ_MAPS, 0, NULL)) {
+		errno = saved_errno;
+		return;
+	}
+	if (!profil_record_lock())
 		return;
 	if (ring_mode)
 		profil_ring_drain_all();
 	profil_record_maps_snapshot();
 	profil_record_unlock();
 	errno = saved_errno;
+}
+
+/*
+ * /proc files the recorder thread reads again and again: opened once in its own table and
+ * read with pread(2), so that a seccomp filter that kills open(2) later (see filtered()) does
+ * not stop it from seeing the program end.  Without a table of its own: opened each time.
+ */
+static int stat_fd = -1, status_fd = -1;
+static int start_seccomp;		/* the seccomp mode the recorder started under */
+static long start_level;		/* the recorder thread's seccomp_level() at its start */
+
+static ssize_t
+read_proc(int *fd, const char *path, char *buf, size_t cap)
+{
+	ssize_t n;
+	int once;
+
+	if (*fd >= 0)
+		return pread(*fd, buf, cap, 0);
+	once = open(path, O_RDONLY | O_CLOEXEC);
+	if (once < 0)
+		return -1;
+	n = read(once, buf, cap);
+	close(once);
+	return n;
+}
+
+/*
+ * Whether a seccomp filter applies to the recorder thread: a program installed one with
+ * SECCOMP_FILTER_FLAG_TSYNC, for every thread.  Its next open(2) or rename(2) might be killed,
+ * and with it the program (SIGSYS), so from then on the thread writes nothing: the file keeps
+ * the last periodic flush.  A filter on one program thread alone is no concern of this thread,
+ * which writes that thread's exit and exec files for it.  proc(5): "Seccomp: Seccomp mode of
+ * the process ... 0 means SECCOMP_MODE_DISABLED".
+ */
+static long
+status_field(const char *buf, const char *name)
+{
+	const char *p = strstr(buf, name);
+
+	return p == NULL ? -1 : strtol(p + strlen(name), NULL, 10);
+}
+
+/* Seccomp_filters (Linux 5.9) counts the filters; before it, only the mode says anything. */
+static long
+seccomp_level(void)
+{
+	char buf[4096];
+	ssize_t n;
+	long filters;
+
+	if (status_fd < 0)
+		return prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	n = pread(status_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return LONG_MAX;	/* cannot tell: assume the worst */
+	buf[n] = '\0';
+	filters = status_field(buf, "\nSeccomp_filters:");
+	if (filters >= 0)
+		return 100 + filters;
+	return status_field(buf, "\nSeccomp:");
+}
+
+static int
+filtered(void)
+{
+	return seccomp_level() > start_level;
 }
 
 /*
@@ -225,14 +466,10 @@ flusher_alone(void)
 {
 	char buf[512], *p;
 	ssize_t n;
-	int fd, field;
+	int field;
 	long threads;
 
-	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = read_proc(&stat_fd, "/proc/self/stat", buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
@@ -249,7 +486,56 @@ flusher_alone(void)
 	if (p == NULL)
 		return 0;
 	threads = strtol(p, NULL, 10);
-	return threads == 2;
+	return threads == 2 + atomic_load(&keeper_running);
+}
+
+/*
+ * The keeper: a thread of ours that stays in the program's descriptor table and does nothing
+ * else.  When the program's last thread has gone, that table would go with it, and exit(3)
+ * could no longer flush the program's stdio; the keeper is the thread that calls it.
+ */
+static void *
+keeper_main(void *unused)
+{
+	sigset_t all;
+
+	(void)unused;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_NAME, "profil-keep");
+	while (atomic_load(&keeper_go) == 0)
+		futex(&keeper_go, FUTEX_WAIT_PRIVATE, 0, NULL);
+	exit(0);
+}
+
+static int
+keeper_start(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int r;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	r = profil_real.pthread_create(&t, &attr, keeper_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (r == 0)
+		atomic_store(&keeper_running, 1);
+	return r == 0 ? 0 : -r;
+}
+
+/* In the recorder thread's own table: every copy closed but the output directory's. */
+static int
+close_all_but_dir(void)
+{
+	int dfd = profil_record_dir_fd();
+
+	if (dfd == AT_FDCWD)
+		return (int)syscall(SYS_close_range, 0U, ~0U, 0);
+	if (dfd > 0 && syscall(SYS_close_range, 0U, (unsigned int)dfd - 1, 0) != 0)
+		return -1;
+	return (int)syscall(SYS_close_range, (unsigned int)dfd + 1, ~0U, 0);
 }
 
 /* The periodic flush bounds what SIGKILL can take: at most one interval of samples. */
@@ -259,6 +545,7 @@ flusher_main(void *unused)
 	unsigned int step = PROFIL_RECORD_DRAIN_MS, naps = 0;
 	uint64_t last = monotonic_ns();
 	sigset_t all;
+	int files = 0;
 
 	(void)unused;
 	/*
@@ -269,27 +556,56 @@ flusher_main(void *unused)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "profil-flush");
+	/*
+	 * A table of our own, emptied of the copies unshare made: holding the program's pipe ends
+	 * would keep its readers from seeing end-of-file.  Without one (old kernel, seccomp), this
+	 * thread opens nothing: it drains rings, and the files are written at exit on the
+	 * program's threads.
+	 */
+	if (atomic_load(&keeper_running) && unshare(CLONE_FILES) == 0 &&
+	    close_all_but_dir() == 0)
+		files = 1;
+	if (files) {
+		stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+		status_fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
+		start_level = seccomp_level();
+		atomic_store(&flusher_tid, self_tid());
+	}
 	/* First at once: a process killed early still leaves its file, mappings and all. */
-	if (flush_ms != 0)
+	if (files && flush_ms != 0)
 		flush_now(PROFIL_EXIT_RUNNING, 0);
 	for (;;) {
 		struct timespec ts = { .tv_sec = step / 1000, .tv_nsec = (step % 1000) * 1000000L };
+		int state = atomic_load(&req.state);
 
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
+		/* A nap that a program thread's request ends early. */
+		if (state != REQ_PENDING)
+			futex(&req.state, FUTEX_WAIT_PRIVATE, state, &ts);
+		if (files && !atomic_load(&sealed) && filtered())
+			atomic_store(&sealed, 1);
+		if (atomic_load(&req.state) == REQ_PENDING) {
+			serve_request();
+			continue;
+		}
 		/*
 		 * Every tenth nap: the last of the program's threads gone, the process ends as
 		 * glibc would have ended it then, by exit(0) (atexit handlers, stdio, and our
 		 * destructor's final flush), not left running with a lone flusher.
 		 */
-		if (++naps % 10 == 0 && flusher_alone())
-			exit(0);
+		if (++naps % 10 == 0 && files && flusher_alone()) {
+			atomic_store(&keeper_go, 1);
+			/* We go on: the keeper's exit hands us the final flush. */
+			futex(&keeper_go, FUTEX_WAKE_PRIVATE, 1, NULL);
+		}
+		if (atomic_load(&sealed))
+			continue;	/* naps and pread(2) of /proc only, until the end */
 		/* By the clock, not by counting naps: a loaded machine wakes us late. */
-		if (flush_ms != 0 && monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
+		if (files && flush_ms != 0 &&
+		    monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
 			last = monotonic_ns();
 			flush_now(PROFIL_EXIT_RUNNING, 0);
 		} else {
-			drain_now();
+			drain_now(files);
 		}
 	}
 	return NULL;
@@ -309,6 +625,11 @@ flusher_start(void)
 
 	if (profil_real.pthread_create == NULL || (flush_ms == 0 && !ring_mode))
 		return;
+	/*
+	 * The keeper first, from this thread: pthread_create mallocs, and from the flusher it
+	 * would make glibc reserve a thread arena (64 MiB of the program's address space).
+	 */
+	keeper_start();
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
@@ -380,6 +701,14 @@ on_exec_before(void *unused)
 }
 
 static void
+on_exec_failed(void *unused)
+{
+	(void)unused;
+	if (profil_rec.pid == getpid())
+		atomic_store(&exec_quiet, 0);
+}
+
+static void
 record_on_exit(int why, void *unused)
 {
 	(void)unused;
@@ -418,8 +747,25 @@ atfork_child(void)
 	int i;
 
 	profil_record_lock_reset();
+	/* The parent's recorder thread is not in the child; a new one takes requests. */
+	atomic_store(&flusher_tid, 0);
+	atomic_store(&keeper_running, 0);
+	atomic_store(&keeper_go, 0);
+	atomic_store(&req.state, REQ_NONE);
+	atomic_store(&req.owner, 0);
+	atomic_store(&exec_quiet, 0);
+	final_written = 0;
+	stat_fd = -1;		/* in the parent's recorder thread's table */
+	status_fd = -1;
 	/* The forking thread lives on under a new id; its ticks must not carry the parent's. */
 	profil_sample_tid = (uint32_t)self_tid();
+	/*
+	 * The child inherits the forking thread's seccomp filter, and its recorder thread would
+	 * too: with one, the child records nothing rather than risk a killed open(2).
+	 */
+	if (profil_rec.enabled &&
+	    (atomic_load(&sealed) || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != start_seccomp))
+		profil_rec.enabled = 0;
 	if (profil_rec.enabled) {
 		profil_rec.pid = getpid();
 		profil_rec.start_ns = profil_record_now_ns();
@@ -459,17 +805,60 @@ open_ring_cb(pid_t tid, void *unused)
 	open_ring(tid);
 }
 
+/*
+ * name=value for the processes that follow: in place where the variable exists (bash's main()
+ * reads its envp, the array the kernel gave, and would miss a new one), else through the C
+ * library's setenv, never a program's (bash's own one throws it away before main).  entry is
+ * static storage of cap bytes that the environment keeps pointing to.
+ */
+static void
+env_set(const char *name, const char *value, char *entry, size_t cap)
+{
+	if ((size_t)snprintf(entry, cap, "%s=%s", name, value) >= cap)
+		return;
+	if (profil_env_replace(entry) == 0)
+		return;
+	if (profil_real.setenv != NULL)
+		profil_real.setenv(name, value, 1);
+}
+
+/*
+ * Creates and opens the output directory.  The default ./profil.out must be a directory of
+ * ours, not a symbolic link or a directory that another user planted where we would write.
+ * The descriptor moves above the numbers a program expects to get from its first opens.
+ */
 static int
 make_dir(char *out, size_t cap)
 {
-	const char *d = getenv("PROFIL_RECORD_DIR");
+	const char *d = profil_env_get(PROFIL_RECORD_ENV_DIR);
+	int dflt = d == NULL || *d == '\0', fd, high;
+	struct stat st;
 
-	if (d == NULL || *d == '\0')
+	if (dflt)
 		d = "profil.out";
 	if (mkdir(d, 0777) != 0 && errno != EEXIST)
 		return -errno;
-	if (realpath(d, out) == NULL || strlen(out) + 1 > cap)
-		return -errno ? -errno : -ENAMETOOLONG;
+	fd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC | (dflt ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || (dflt && st.st_uid != geteuid())) {
+		close(fd);
+		return -EPERM;
+	}
+	if (realpath(d, out) == NULL || strlen(out) + 1 > cap) {
+		int r = errno ? -errno : -ENAMETOOLONG;
+
+		close(fd);
+		return r;
+	}
+	high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	profil_rec.dir_fd = fd;
+	profil_rec.dir_dev = (uint64_t)st.st_dev;
+	profil_rec.dir_ino = (uint64_t)st.st_ino;
 	return 0;
 }
 
@@ -482,37 +871,60 @@ map_zero(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* A recorder that gives up gives the program its address space back. */
+static void
+tables_release(void)
+{
+	struct profil_stacks *s = &profil_rec.stacks;
+	int i;
+
+	atomic_store(&s->cur, NULL);
+	for (i = 0; i < 2; i++) {
+		struct profil_stack_table *t = &s->tables[i];
+
+		if (t->entries != NULL)
+			munmap(t->entries, t->nentries * sizeof(*t->entries));
+		if (t->pool != NULL)
+			munmap(t->pool, t->npool * sizeof(*t->pool));
+		t->entries = NULL;
+		t->pool = NULL;
+	}
+}
+
 static int
 setup(void)
 {
+	static char dir_entry[sizeof(PROFIL_RECORD_ENV_DIR "=") + sizeof(profil_rec.dir)];
 	struct profil_stacks *s = &profil_rec.stacks;
-	const char *clock = getenv("PROFIL_RECORD_CLOCK");
+	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK);
 	unsigned long entries;
 	ssize_t n;
 	sigset_t saved;
 	int r, i;
 
-	profil_rec.hz = (unsigned int)env_ulong("PROFIL_RECORD_HZ", 1000, 1, PROFIL_HZ_MAX);
-	profil_rec.depth = env_ulong("PROFIL_RECORD_STACKS", 0, 0, 1) ? 128 : 1;
-	flush_ms = (unsigned int)env_ulong("PROFIL_RECORD_FLUSH_MS", 1000, 0, 3600000);
-	entries = env_ulong("PROFIL_RECORD_ENTRIES", 65536, 64, 1UL << 24);
+	profil_rec.hz = (unsigned int)env_ulong(PROFIL_RECORD_ENV_HZ, 1000, 1, PROFIL_HZ_MAX);
+	profil_rec.depth = env_ulong(PROFIL_RECORD_ENV_STACKS, 0, 0, 1) ? 128 : 1;
+	flush_ms = (unsigned int)env_ulong(PROFIL_RECORD_ENV_FLUSH_MS, 1000, 0, 3600000);
+	entries = env_ulong(PROFIL_RECORD_ENV_ENTRIES, 16384, 64, 1UL << 24);
 	profil_rec.clock = PROFIL_CLOCK_AUTO;
-	if (clock != NULL && strcmp(clock, "timer") == 0)
+	if (clock != NULL && strcmp(clock, PROFIL_RECORD_CLOCK_TIMER) == 0)
 		profil_rec.clock = PROFIL_CLOCK_TIMER;
-	else if (clock != NULL && strcmp(clock, "ring") == 0)
+	else if (clock != NULL && strcmp(clock, PROFIL_RECORD_CLOCK_RING) == 0)
 		profil_rec.clock = PROFIL_FILE_CLOCK_RING;
-	else if (clock != NULL && strcmp(clock, "perf") == 0)
+	else if (clock != NULL && strcmp(clock, PROFIL_RECORD_CLOCK_PERF) == 0)
 		profil_rec.clock = PROFIL_CLOCK_PERF;
-	else if (clock != NULL && *clock != '\0' && strcmp(clock, "auto") != 0)
-		profil_record_warn("ignoring invalid value", "PROFIL_RECORD_CLOCK");
+	else if (clock != NULL && *clock != '\0' && strcmp(clock, PROFIL_RECORD_CLOCK_AUTO) != 0)
+		profil_record_warn("ignoring invalid value", PROFIL_RECORD_ENV_CLOCK);
 
+	profil_rec.dir_fd = -1;
 	r = make_dir(profil_rec.dir, sizeof(profil_rec.dir));
 	if (r < 0) {
 		profil_record_warn("recorder disabled: cannot create output directory",
-		    getenv("PROFIL_RECORD_DIR") ? getenv("PROFIL_RECORD_DIR") : "profil.out");
+		    profil_env_get(PROFIL_RECORD_ENV_DIR) ? profil_env_get(PROFIL_RECORD_ENV_DIR) :
+		    "profil.out");
 		return r;
 	}
-	setenv("PROFIL_RECORD_DIR", profil_rec.dir, 1);
+	env_set(PROFIL_RECORD_ENV_DIR, profil_rec.dir, dir_entry, sizeof(dir_entry));
 	strncpy(profil_rec.progname, program_invocation_short_name,
 	    sizeof(profil_rec.progname) - 1);
 	if (profil_rec.progname[0] == '\0' || strchr(profil_rec.progname, '/') != NULL)
@@ -526,7 +938,11 @@ setup(void)
 		return -EEXIST;
 	}
 
-	/* Round the tables up to a power of two; the pools hold the stacks' pcs. */
+	/*
+	 * Round the tables up to a power of two; the pools hold the stacks' pcs, 16 a stack on
+	 * average (a pool half full spills the table like its entries).  Address space is the
+	 * program's (RLIMIT_AS): about 1 MiB flat, 5 MiB with stacks, at the default size.
+	 */
 	s->max_depth = profil_rec.depth;
 	profil_rec.spill_fd = -1;
 	for (i = 0; i < 2; i++) {
@@ -534,12 +950,13 @@ setup(void)
 
 		for (t->nentries = 64; t->nentries < entries; t->nentries <<= 1)
 			;
-		t->npool = t->nentries * (profil_rec.depth > 1 ? 32 : 1);
+		t->npool = t->nentries * (profil_rec.depth > 1 ? 16 : 1);
 		t->entries = map_zero(t->nentries * sizeof(*t->entries));
 		t->pool = map_zero(t->npool * sizeof(*t->pool));
 		if (t->entries == NULL || t->pool == NULL) {
+			tables_release();
 			profil_record_warn("recorder disabled: cannot map memory",
-			    "PROFIL_RECORD_ENTRIES");
+			    PROFIL_RECORD_ENV_ENTRIES);
 			return -ENOMEM;
 		}
 	}
@@ -555,6 +972,7 @@ setup(void)
 	profil_engine_hook_add(PROFIL_HOOK_THREAD_START, on_thread_start, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_THREAD_EXIT, on_thread_exit, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_EXEC_BEFORE, on_exec_before, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_EXEC_FAILED, on_exec_failed, NULL);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	profil_exit_hook_add(record_on_exit, NULL);
 
@@ -571,6 +989,7 @@ setup(void)
 		profil_record_unlock();
 		if (r < 0 && profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
 			profil_rec.enabled = 0;
+			tables_release();
 			profil_record_warn("recorder disabled: perf ring buffers refused",
 			    strerror(-r));
 			return r;
@@ -585,6 +1004,7 @@ setup(void)
 	profil_engine_unlock(&saved);
 	if (r < 0) {
 		profil_rec.enabled = 0;
+		tables_release();
 		profil_record_warn("recorder disabled: cannot start the sampling clock",
 		    strerror(-r));
 		return r;
@@ -596,14 +1016,24 @@ setup(void)
 __attribute__((constructor)) static void
 record_init(void)
 {
-	const char *active = getenv("PROFIL_RECORD_ACTIVE");
+	const char *active = profil_env_get(PROFIL_RECORD_ENV_ACTIVE);
+	static char active_entry[64];
 	char pid[24];
 
 	profil_real_resolve();
-	/* PROFIL_RECORD_EXEC=0: only the first image records; the marker reaches the others. */
-	if (active != NULL && env_ulong("PROFIL_RECORD_EXEC", 1, 0, 1) == 0)
+	/*
+	 * A filter in force from the start (a container's) let the start-up's own opens through:
+	 * the recorder lives with it.  Only a filter added later is a danger (filtered()).
+	 */
+	start_seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	/*
+	 * PROFIL_RECORD_EXEC=0: only the first image records; the marker reaches the others.
+	 * Empty is unset: a launcher can make room for it in the environment it passes (bash
+	 * keeps only the variables its main() found in envp).
+	 */
+	if (active != NULL && *active != '\0' && env_ulong(PROFIL_RECORD_ENV_EXEC, 1, 0, 1) == 0)
 		return;
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	setenv("PROFIL_RECORD_ACTIVE", pid, 1);
+	env_set(PROFIL_RECORD_ENV_ACTIVE, pid, active_entry, sizeof(active_entry));
 	setup();
 }

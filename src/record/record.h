@@ -40,6 +40,13 @@ struct profil_record {
 	uint64_t start_ns;
 	char dir[PROFIL_FORMAT_MAX_PATH];
 	char path[PROFIL_FORMAT_MAX_PATH + 64];	/* the file's final name */
+	/*
+	 * The output directory opened at start (O_PATH), so that chroot(2) and chdir(2) later
+	 * change nothing: files are made with *at() calls relative to it.  dir_dev and dir_ino
+	 * tell whether the program has since closed the number and reused it.
+	 */
+	int dir_fd;
+	uint64_t dir_dev, dir_ino;
 	char progname[PROFIL_FORMAT_MAX_NAME];
 	char exe[PROFIL_FORMAT_MAX_PATH];
 	struct profil_stacks stacks;
@@ -85,6 +92,8 @@ void profil_record_threads_scan(void);
 int profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code,
     const struct profil_stats *st);
 int profil_record_choose_path(void);
+/* The output directory's descriptor, or AT_FDCWD if it is no longer ours (then use paths). */
+int profil_record_dir_fd(void);
 /* Spills the current table if it is half full.  Lock held. */
 void profil_record_spill_check_locked(void);
 /* fork child: the parent's spill is not ours. */
@@ -111,5 +120,7 @@ void profil_record_maps_changed(void);
 
 /* One line on stderr, once per process: "profil: <what>: '<subject>'". */
 void profil_record_warn(const char *what, const char *subject);
+/* The same with ": <errno text>" after the subject when err > 0.  Async-signal-safe. */
+void profil_record_warn_errno(const char *what, const char *subject, int err);
 
 #endif /* PROFIL_RECORD_H */

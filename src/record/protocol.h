@@ -1,0 +1,36 @@
+/*
+ * protocol.h - what `profil record` (cmd/record.c) and the preloaded recorder (src/record/)
+ * say to each other: the environment variables the command sets and the library reads, and the
+ * clock names of --clock and PROFIL_RECORD_CLOCK.  Header only, no code: the command includes
+ * it without linking anything of the library.  Defaults are the library's (record.c).
+ */
+#ifndef PROFIL_RECORD_PROTOCOL_H
+#define PROFIL_RECORD_PROTOCOL_H
+
+/* Output directory, created if missing; the library makes it absolute for the children. */
+#define PROFIL_RECORD_ENV_DIR		"PROFIL_RECORD_DIR"
+/* Samples per CPU second per thread, 1..PROFIL_HZ_MAX. */
+#define PROFIL_RECORD_ENV_HZ		"PROFIL_RECORD_HZ"
+/* One of the PROFIL_RECORD_CLOCK_* names below. */
+#define PROFIL_RECORD_ENV_CLOCK		"PROFIL_RECORD_CLOCK"
+/* "1": call stacks; "0": flat. */
+#define PROFIL_RECORD_ENV_STACKS	"PROFIL_RECORD_STACKS"
+/* "0": images started by exec from a recorded process are not recorded. */
+#define PROFIL_RECORD_ENV_EXEC		"PROFIL_RECORD_EXEC"
+/* Distinct stacks per in-memory table. */
+#define PROFIL_RECORD_ENV_ENTRIES	"PROFIL_RECORD_ENTRIES"
+/* Periodic flush interval in ms; 0 disables it. */
+#define PROFIL_RECORD_ENV_FLUSH_MS	"PROFIL_RECORD_FLUSH_MS"
+/*
+ * Set by the library to the pid of the first recorded image, for PROFIL_RECORD_EXEC=0.  A
+ * launcher clears it by setting it empty (not by unsetting it: bash keeps only the variables
+ * its main() found, and the library replaces this entry in place).
+ */
+#define PROFIL_RECORD_ENV_ACTIVE	"PROFIL_RECORD_ACTIVE"
+
+#define PROFIL_RECORD_CLOCK_AUTO	"auto"
+#define PROFIL_RECORD_CLOCK_TIMER	"timer"
+#define PROFIL_RECORD_CLOCK_PERF	"perf"
+#define PROFIL_RECORD_CLOCK_RING	"ring"
+
+#endif /* PROFIL_RECORD_PROTOCOL_H */
