@@ -30,6 +30,7 @@
 #include "cmd.h"
 #include "format/format.h"
 #include "outside/outside.h"
+#include "record/protocol.h"
 
 #define RECORD_LIB "libprofil-record.so"
 
@@ -139,16 +140,17 @@ setup_env(const char *lib, const char *hz, int stacks, const char *dir, int noex
 	}
 	free(preload);
 	/* A recorder started by this command is a first image, even under another recorder. */
-	unsetenv("PROFIL_RECORD_ACTIVE");
-	if (hz != NULL && setenv("PROFIL_RECORD_HZ", hz, 1) != 0)
+	if (setenv(PROFIL_RECORD_ENV_ACTIVE, "", 1) != 0)
 		return -1;
-	if (setenv("PROFIL_RECORD_STACKS", stacks ? "1" : "0", 1) != 0)
+	if (hz != NULL && setenv(PROFIL_RECORD_ENV_HZ, hz, 1) != 0)
 		return -1;
-	if (dir != NULL && setenv("PROFIL_RECORD_DIR", dir, 1) != 0)
+	if (setenv(PROFIL_RECORD_ENV_STACKS, stacks ? "1" : "0", 1) != 0)
 		return -1;
-	if (noexec && setenv("PROFIL_RECORD_EXEC", "0", 1) != 0)
+	if (dir != NULL && setenv(PROFIL_RECORD_ENV_DIR, dir, 1) != 0)
 		return -1;
-	if (clock != NULL && setenv("PROFIL_RECORD_CLOCK", clock, 1) != 0)
+	if (noexec && setenv(PROFIL_RECORD_ENV_EXEC, "0", 1) != 0)
+		return -1;
+	if (clock != NULL && setenv(PROFIL_RECORD_ENV_CLOCK, clock, 1) != 0)
 		return -1;
 	return 0;
 }
@@ -708,9 +710,11 @@ profil_cmd_record(int argc, char **argv)
 			o.pids = optarg;
 			break;
 		case 'c':
-			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "timer") != 0 &&
-			    strcmp(optarg, "perf") != 0 && strcmp(optarg, "ring") != 0 &&
-			    strcmp(optarg, "outside") != 0) {
+			if (strcmp(optarg, PROFIL_RECORD_CLOCK_AUTO) != 0 &&
+			    strcmp(optarg, PROFIL_RECORD_CLOCK_TIMER) != 0 &&
+			    strcmp(optarg, PROFIL_RECORD_CLOCK_PERF) != 0 &&
+			    strcmp(optarg, PROFIL_RECORD_CLOCK_RING) != 0 &&
+			    strcmp(optarg, PROFIL_RECORD_CLOCK_OUTSIDE) != 0) {
 				profil_cmd_error("unknown clock", optarg);
 				return 2;
 			}
@@ -730,8 +734,8 @@ profil_cmd_record(int argc, char **argv)
 		profil_cmd_error("no command to record", NULL);
 		return usage(stderr);
 	}
-	outside = o.clock == NULL || strcmp(o.clock, "auto") == 0 ||
-	    strcmp(o.clock, "outside") == 0;
+	outside = o.clock == NULL || strcmp(o.clock, PROFIL_RECORD_CLOCK_AUTO) == 0 ||
+	    strcmp(o.clock, PROFIL_RECORD_CLOCK_OUTSIDE) == 0;
 	if (o.pids != NULL && !outside) {
 		profil_cmd_error("-p records from outside: it takes no inside clock", o.clock);
 		return 2;
@@ -739,7 +743,7 @@ profil_cmd_record(int argc, char **argv)
 	if (outside) {
 		r = profil_outside_probe();
 		if (r < 0 && (o.pids != NULL || (o.clock != NULL &&
-		    strcmp(o.clock, "outside") == 0))) {
+		    strcmp(o.clock, PROFIL_RECORD_CLOCK_OUTSIDE) == 0))) {
 			char what[200];
 
 			snprintf(what, sizeof(what), "perf events refused (%s)", strerror(-r));

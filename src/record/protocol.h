@@ -32,5 +32,7 @@
 #define PROFIL_RECORD_CLOCK_TIMER	"timer"
 #define PROFIL_RECORD_CLOCK_PERF	"perf"
 #define PROFIL_RECORD_CLOCK_RING	"ring"
+/* The command's alone: recording from outside, where the library is not loaded at all. */
+#define PROFIL_RECORD_CLOCK_OUTSIDE	"outside"
 
 #endif /* PROFIL_RECORD_PROTOCOL_H */
