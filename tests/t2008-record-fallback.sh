@@ -37,14 +37,16 @@ test_expect_success 'the timers'"'"' achieved rate is recorded (capped by the ke
 	awk -v hz="$hz" "BEGIN { exit !(hz >= 900 && hz <= 1100) }"
 '
 
+# The timers' expirations coalesce at the scheduler tick under load: the bound counts the
+# signals (the header's samples), the independent draws, not their ticks.
 test_expect_success 'and the split is still right' '
 	n=0 && for f in main_work50 lib_work25 plugin_work15 main_work10; do
 		n=$((n + $(report_samples fb.tsv $f)))
-	done &&
-	share_ok $(report_samples fb.tsv main_work50) $n 0.50 2 &&
-	share_ok $(report_samples fb.tsv lib_work25) $n 0.25 2 &&
-	share_ok $(report_samples fb.tsv plugin_work15) $n 0.15 2 &&
-	share_ok $(report_samples fb.tsv main_work10) $n 0.10 2
+	done && e=$(dump_field fb.dump samples) &&
+	share_ok $(report_samples fb.tsv main_work50) $n 0.50 2 $e &&
+	share_ok $(report_samples fb.tsv lib_work25) $n 0.25 2 $e &&
+	share_ok $(report_samples fb.tsv plugin_work15) $n 0.15 2 $e &&
+	share_ok $(report_samples fb.tsv main_work10) $n 0.10 2 $e
 '
 
 test_expect_success '--clock ring where refused: one line, the program runs unprofiled' '
