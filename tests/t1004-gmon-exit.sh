@@ -11,11 +11,14 @@ run() {
 	echo $?
 }
 
-# A profile with the 1000 calls and the 100 ms in spin_a that gmon-work makes before it ends.
+# A profile with the 1000 calls and the 100 ms in spin_a that gmon-work makes before it ends:
+# the calls exactly, and spin_a in the histogram.  100 ms of CPU is ten ticks at 100 Hz on an
+# idle machine; beside two CPU burners a CPU timer's expirations coalesce and as few as four
+# were seen, so the histogram is asked to hold spin_a, not a share of it.
 whole() {
 	f=$(gmon_file "$1") && test -n "$f" &&
 	test "$(gmon_calls "$PG/gmon-work" "$f" counted)" = 1000 &&
-	gprof -b -p "$PG/gmon-work" "$f" | awk '$NF == "spin_a" && $3 >= 0.05 { ok = 1 } END { exit !ok }'
+	gprof -b -p "$PG/gmon-work" "$f" | awk '$NF == "spin_a" && $3 > 0 { ok = 1 } END { exit !ok }'
 }
 
 rc=$(run exit exit)

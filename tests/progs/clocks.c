@@ -45,15 +45,6 @@ name(int clock)
 
 #define SECONDS 0.5
 
-/* Times this thread was preempted so far: what a busy machine did to the run. */
-static long
-preemptions(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
-}
-
 /* Runs SECONDS of CPU at hz on clock; returns the clock used, or -1 if profil() failed.
  * *preempted: how often the run was preempted. */
 static int
@@ -62,13 +53,13 @@ run_measured(unsigned int hz, enum profil_clock clock, struct profil_stats *st, 
 	long before;
 
 	profil_rate_set(hz, clock);
-	before = preemptions();
+	before = preemptions(RUSAGE_THREAD);
 	if (profil(bins, sizeof(bins), HOT_START(hot_a), 65536) != 0)
 		return -1;
 	hot_a(SECONDS);
 	profil_stats_get(st);
 	profil(bins, sizeof(bins), 0, 0);
-	*preempted = preemptions() - before;
+	*preempted = preemptions(RUSAGE_THREAD) - before;
 	return st->clock;
 }
 

@@ -11,6 +11,7 @@
 #define PROFIL_WORK_H
 
 #include <stdint.h>
+#include <sys/resource.h>
 #include <time.h>
 
 __attribute__((noinline, unused)) static double
@@ -49,5 +50,19 @@ in_range(const uintptr_t *s, size_t n, uintptr_t lo, uintptr_t hi)
 
 #define HOT_START(name) ((uintptr_t)__start_hot_##name)
 #define HOT_END(name) ((uintptr_t)__stop_hot_##name)
+
+/*
+ * Times the caller (RUSAGE_THREAD) or the whole process (RUSAGE_SELF) was preempted so far: what
+ * a busy machine did to a run.  A CPU timer's expirations are checked at the scheduler tick, so
+ * a preempted thread may see two of them as one signal: bounds on counts of signals grow by two
+ * per preemption measured.
+ */
+static inline long
+preemptions(int who)
+{
+	struct rusage ru;
+
+	return getrusage(who, &ru) == 0 ? ru.ru_nivcsw : 0;
+}
 
 #endif /* PROFIL_WORK_H */
