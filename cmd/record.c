@@ -545,8 +545,23 @@ record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
 
 struct attach_wait {
 	const pid_t *pids;
+	const int *pidfds;		/* -1 where pidfd_open(2) failed */
 	size_t n;
 };
+
+/*
+ * Whether an attached process has ended: its pidfd polls readable from the moment it
+ * terminates, while kill(2) still finds it as a zombie until its parent reaps it.
+ */
+static int
+process_ended(pid_t pid, int pidfd)
+{
+	struct pollfd p = { pidfd, POLLIN, 0 };
+
+	if (pidfd >= 0)
+		return poll(&p, 1, 0) == 1;
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
 
 /* Attached processes: done when each has ended, or when we are told to stop. */
 static int
@@ -558,7 +573,7 @@ attach_done(void *arg)
 	if (got_signal == SIGINT || got_signal == SIGTERM || got_signal == SIGHUP)
 		return 1;
 	for (i = 0; i < w->n; i++)
-		if (kill(w->pids[i], 0) == 0 || errno != ESRCH)
+		if (!process_ended(w->pids[i], w->pidfds[i]))
 			return 0;
 	return 1;
 }
@@ -633,6 +648,7 @@ record_attach(const struct record_opts *o, int dirfd)
 		pidfds[i] = (int)syscall(SYS_pidfd_open, pids[i], 0);
 	}
 	w.pids = pids;
+	w.pidfds = pidfds;
 	w.n = n;
 	{
 		int live[64];
