@@ -672,15 +672,9 @@ record_attach(const struct record_opts *o, int dirfd)
 static void
 say_inside(int e, const char *cmd)
 {
-	char what[200], v[32] = "?";
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	char what[200], v[32];
 
-	if (f != NULL) {
-		if (fgets(v, sizeof(v), f) == NULL)
-			snprintf(v, sizeof(v), "?");
-		v[strcspn(v, "\n")] = '\0';
-		fclose(f);
-	}
+	profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
 	snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid=%s): "
 	    "recording from inside the program", strerror(e), v);
 	profil_cmd_error(what, cmd);

@@ -34,22 +34,31 @@ profil_outside_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* A sysctl's value as text for a message, or "?". */
-static void
-sysctl_text(const char *path, char *out, size_t cap)
+/* The start of a small text file (/proc, /sys), NUL-terminated; its length or -1. */
+ssize_t
+profil_outside_read_text(const char *path, char *buf, size_t cap)
 {
-	ssize_t n = -1;
+	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
-	if (fd >= 0) {
-		n = read(fd, out, cap - 1);
-		close(fd);
-	}
-	if (n <= 0) {
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+void
+profil_outside_sysctl(const char *name, char *out, size_t cap)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	if (profil_outside_read_text(path, out, cap) <= 0)
 		snprintf(out, cap, "?");
-		return;
-	}
-	out[n] = '\0';
 	out[strcspn(out, "\n")] = '\0';
 }
 
@@ -64,7 +73,7 @@ explain(int e, const char *what, char *err, size_t errlen)
 	switch (e) {
 	case EACCES:
 	case EPERM:
-		sysctl_text("/proc/sys/kernel/perf_event_paranoid", v, sizeof(v));
+		profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
 		snprintf(err, errlen, "%s: %s (kernel.perf_event_paranoid=%s, or no ptrace access "
 		    "to the process)", what, strerror(e), v);
 		break;
@@ -91,7 +100,7 @@ max_stack(void)
 	char v[32];
 	unsigned long n;
 
-	sysctl_text("/proc/sys/kernel/perf_event_max_stack", v, sizeof(v));
+	profil_outside_sysctl("perf_event_max_stack", v, sizeof(v));
 	n = strtoul(v, NULL, 10);
 	return n > 0 && n < 1024 ? (unsigned int)n : 127;
 }
@@ -279,7 +288,7 @@ profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char
 			char v[32];
 
 			e = errno;
-			sysctl_text("/proc/sys/kernel/perf_event_mlock_kb", v, sizeof(v));
+			profil_outside_sysctl("perf_event_mlock_kb", v, sizeof(v));
 			snprintf(err, errlen, "cannot map a perf ring buffer: %s "
 			    "(kernel.perf_event_mlock_kb=%s per CPU, then RLIMIT_MEMLOCK)",
 			    strerror(e), v);

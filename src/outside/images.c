@@ -28,18 +28,6 @@ mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-static char *
-dup_n(const char *p, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (s != NULL) {
-		memcpy(s, p, n);
-		s[n] = '\0';
-	}
-	return s;
-}
-
 /* ---- pids ---- */
 
 struct pid_key {
@@ -198,6 +186,23 @@ thread_name(struct profil_outside_image *im, uint32_t tid, const char *name, siz
 	t->name[n] = '\0';
 }
 
+/*
+ * A new thread or process is named as the thread that made it, until it names itself.  The name
+ * is copied out first: adding tid may move the table that from's row is in.
+ */
+static void
+thread_name_after(struct profil_outside_image *im, uint32_t tid,
+    struct profil_outside_image *from, uint32_t from_tid)
+{
+	const struct profil_outside_thread *t = thread_of(from, from_tid);
+	char name[sizeof(t->name)];
+
+	if (t == NULL)
+		return;
+	memcpy(name, t->name, sizeof(name));
+	thread_name(im, tid, name, strlen(name));
+}
+
 /* The GNU build-id of an ELF file, through elfutils; 0 when there is none or no regular file. */
 static uint32_t
 file_build_id(const char *path, uint8_t *id)
@@ -264,7 +269,7 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	}
 	m = &im->maps[im->nmaps];
 	memset(m, 0, sizeof(*m));
-	m->m.path = dup_n(path, plen);
+	m->m.path = strndup(path, plen);
 	if (m->m.path == NULL)
 		return;
 	m->m.start = start;
@@ -362,22 +367,6 @@ sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, u
 
 /* ---- reading /proc, for processes that ran before the events were opened ---- */
 
-static ssize_t
-read_small(const char *path, char *buf, size_t cap)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 /*
  * The program's name for files and reports: comm, unless the kernel cut it at 15 bytes and the
  * executable's name is the longer original.
@@ -421,12 +410,12 @@ profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image
 			return -ENOMEM;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", im->pid);
-	if (read_small(path, comm, sizeof(comm)) > 0) {
+	if (profil_outside_read_text(path, comm, sizeof(comm)) > 0) {
 		comm[strcspn(comm, "\n")] = '\0';
 		image_progname(im, comm);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", im->pid);
-	if (read_small(path, buf, sizeof(buf)) > 0) {
+	if (profil_outside_read_text(path, buf, sizeof(buf)) > 0) {
 		char *p = strrchr(buf, ')');
 		int ppid;
 
@@ -462,7 +451,7 @@ profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image
 		if (tid <= 0)
 			continue;
 		snprintf(tpath, sizeof(tpath), "/proc/%d/task/%ld/comm", im->pid, tid);
-		if (read_small(tpath, comm, sizeof(comm)) < 0)
+		if (profil_outside_read_text(tpath, comm, sizeof(comm)) < 0)
 			continue;
 		comm[strcspn(comm, "\n")] = '\0';
 		thread_name(im, (uint32_t)tid, comm, strlen(comm));
@@ -747,16 +736,10 @@ on_comm(struct profil_outside *s, const uint8_t *rec, size_t len, int exec)
 		im->hold = 1;
 	}
 	im->start_ns = id.time + (uint64_t)s->realtime_offset;
-	{
-		char name[17];
-
-		memcpy(name, comm, clen < 16 ? clen : 16);
-		name[clen < 16 ? clen : 16] = '\0';
-		free(im->progname);
-		im->progname = strdup(name);
-		if (im->progname == NULL)
-			im->progname = strdup("");
-	}
+	free(im->progname);
+	im->progname = strndup(comm, clen < 16 ? clen : 16);
+	if (im->progname == NULL)
+		im->progname = strdup("");
 	/* After exec the process has one thread, and its id is the pid. */
 	thread_name(im, pid, comm, clen);
 	thread_alive(im, pid, 1);
@@ -766,7 +749,6 @@ static void
 on_fork(struct profil_outside *s, const uint8_t *rec, size_t len)
 {
 	struct profil_outside_image *parent, *im;
-	struct profil_outside_thread *pt;
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
 	size_t i;
@@ -783,17 +765,10 @@ on_fork(struct profil_outside *s, const uint8_t *rec, size_t len)
 		return;
 	parent = profil_outside_image_of(s, (pid_t)ppid, 0);
 	if (pid != tid) {
-		/* A thread: named as the thread that made it, until it names itself. */
 		im = profil_outside_image_of(s, (pid_t)pid, 1);
 		if (im == NULL)
 			return;
-		pt = thread_of(im, ptid);
-		if (pt != NULL) {
-			char name[16];
-
-			memcpy(name, pt->name, sizeof(name));
-			thread_name(im, tid, name, strlen(name));
-		}
+		thread_name_after(im, tid, im, ptid);
 		thread_alive(im, tid, 1);
 		return;
 	}
@@ -818,13 +793,7 @@ on_fork(struct profil_outside *s, const uint8_t *rec, size_t len)
 			    m->m.build_id, m->m.build_id_len, m->m.path, strlen(m->m.path),
 			    im->start_ns);
 	}
-	pt = thread_of(parent, ptid);
-	if (pt != NULL) {
-		char name[16];
-
-		memcpy(name, pt->name, sizeof(name));
-		thread_name(im, tid, name, strlen(name));
-	}
+	thread_name_after(im, tid, parent, ptid);
 }
 
 static void

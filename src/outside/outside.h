@@ -42,6 +42,9 @@ struct profil_outside;
  */
 int profil_outside_probe(void);
 
+/* The value of the sysctl kernel.<name> as text for a message, or "?". */
+void profil_outside_sysctl(const char *name, char *out, size_t cap);
+
 /* A new session writing to o->dirfd (kept open by the caller).  Returns 0 or -errno. */
 int profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **out);
 void profil_outside_free(struct profil_outside *s);
