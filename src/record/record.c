@@ -57,6 +57,11 @@ static int atfork_taken;		/* the fork took the lock (not already held here) */
  * program's threads hand it the flushes at exit, exec and fatal signals, through req.
  */
 static atomic_int flusher_tid;
+/*
+ * 1 from the recorder thread's creation until it has its own table (flusher_tid) or has found
+ * it cannot: a request meanwhile waits for it rather than open files on a program thread.
+ */
+static atomic_int flusher_starting;
 static atomic_int keeper_running, keeper_go;
 enum { REQ_NONE, REQ_PENDING, REQ_DONE };
 #define REQ_MAPS UINT32_MAX	/* req.kind: re-read the mappings, write nothing */
@@ -247,6 +252,13 @@ delegate(uint32_t kind, int32_t code, const struct profil_stats *st)
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000000L };
 	int me = self_tid(), expect, waits;
 
+	/*
+	 * The recorder thread's first moments: a dlopen at the program's start would otherwise
+	 * read the maps here, in the program's table, while the program counts on its numbers.
+	 */
+	for (waits = 0; atomic_load(&flusher_tid) == 0 && atomic_load(&flusher_starting) &&
+	    waits < 200; waits++)
+		futex(&flusher_starting, FUTEX_WAIT_PRIVATE, 1, &ts);
 	if (atomic_load(&flusher_tid) == 0 || atomic_load(&flusher_tid) == me)
 		return 0;
 	/* Under the program's filter no thread can write safely: the periodic file stays. */
@@ -571,6 +583,8 @@ flusher_main(void *unused)
 		start_level = seccomp_level();
 		atomic_store(&flusher_tid, self_tid());
 	}
+	atomic_store(&flusher_starting, 0);
+	futex(&flusher_starting, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
 	/* First at once: a process killed early still leaves its file, mappings and all. */
 	if (files && flush_ms != 0)
 		flush_now(PROFIL_EXIT_RUNNING, 0);
@@ -634,8 +648,11 @@ flusher_start(void)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
 	/* The real pthread_create: this thread is not the program's and is never sampled. */
+	atomic_store(&flusher_starting, 1);
 	if (profil_real.pthread_create(&t, &attr, flusher_main, NULL) == 0)
 		atomic_store(&flusher_running, 1);
+	else
+		atomic_store(&flusher_starting, 0);
 	pthread_attr_destroy(&attr);
 }
 
@@ -749,6 +766,7 @@ atfork_child(void)
 	profil_record_lock_reset();
 	/* The parent's recorder thread is not in the child; a new one takes requests. */
 	atomic_store(&flusher_tid, 0);
+	atomic_store(&flusher_starting, 0);
 	atomic_store(&keeper_running, 0);
 	atomic_store(&keeper_go, 0);
 	atomic_store(&req.state, REQ_NONE);
