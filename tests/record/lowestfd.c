@@ -8,18 +8,20 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 static const char *plugin;
-static atomic_int stop;
+static atomic_int stop, started;
 
 static void *
 loop(void *unused)
 {
 	(void)unused;
+	atomic_store(&started, 1);
 	while (!atomic_load(&stop)) {
 		void *h = dlopen(plugin, RTLD_NOW);
 
@@ -42,6 +44,13 @@ main(int argc, char **argv)
 	n = atol(argv[2]);
 	if (dlopen(plugin, RTLD_NOW) == NULL || pthread_create(&t, NULL, loop, NULL) != 0)
 		return 1;
+	/*
+	 * The number is taken once the loop runs: a new thread's own clock (a perf event with
+	 * the ring clock) is opened as it starts, a descriptor that then stays; what is checked
+	 * is that the recorder takes none while the loop dlopens and dlcloses.
+	 */
+	while (!atomic_load(&started))
+		sched_yield();
 	want = open("/dev/null", O_RDONLY);
 	close(want);
 	for (i = 0; i < n; i++) {
