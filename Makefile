@@ -23,12 +23,13 @@ LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks 
 # The preloaded recorder (src/record): the engine, the signal-context code and the format
 # writer, linked against libc alone.  It has no API; it exports only what it interposes.
 REC_SO  := $(B)/libprofil-record.so
-REC_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/record/*.c src/sample/*.c src/engine/*.c) \
-	src/format/writer.c src/format/crc32.c)
+REC_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/record/*.c src/sample/*.c src/engine/*.c \
+	src/cfi/*.c) src/format/writer.c src/format/crc32.c)
 
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
-CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c)
+CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c \
+	src/cfi/*.c) src/sample/walk.c
 CLI_PKGS   := libdw zlib
 CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
 CLI_LIBS    = $(shell pkg-config --libs $(CLI_PKGS)) -lm

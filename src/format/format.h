@@ -210,4 +210,14 @@ int profil_writer_flush(struct profil_writer *w);
 /* CRC-32 (IEEE 802.3, as zlib's crc32) of len bytes, continuing from crc (0 to start). */
 uint32_t profil_crc32(uint32_t crc, const void *data, size_t len);
 
+/*
+ * Frames a walk adds where it had to stop before the outermost frame, so that a cut stack is
+ * never shown with a wrong parent: the last pc of a sample's stack.  They lie in the last page
+ * of the address space, which holds no user code on any Linux architecture.
+ */
+#define PROFIL_PC_MARKER_MIN	UINT64_C(0xfffffffffffff000)
+#define PROFIL_PC_CUT_DEPTH	UINT64_C(0xfffffffffffff001)	/* the depth limit */
+#define PROFIL_PC_CUT_STACK	UINT64_C(0xfffffffffffff002)	/* the stack copy ended */
+#define PROFIL_PC_CUT_RULE	UINT64_C(0xfffffffffffff003)	/* no unwind rule to follow */
+
 #endif /* PROFIL_FORMAT_H */

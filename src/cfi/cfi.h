@@ -1,0 +1,56 @@
+/*
+ * cfi.h - unwind tables (src/sample/unwind.h) built from an object's DWARF call frame
+ * information: .eh_frame (found through .eh_frame_hdr when the section headers are gone),
+ * else an uncompressed .debug_frame.  Built once per object, outside signal context (the
+ * outside recorder, and the in-process recorder's own thread), from a file descriptor or an
+ * image in memory (the vDSO).  Links against libc alone.  Hostile input ends in -errno, in
+ * time and memory bounded by the size of the sections read.
+ */
+#ifndef PROFIL_CFI_H
+#define PROFIL_CFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sample/unwind.h"
+
+/* A loadable segment: file bytes [offset, offset + filesz) at image address vaddr. */
+struct profil_cfi_load {
+	uint64_t offset, vaddr, filesz;
+};
+
+/* An object's table and what is needed to place it in a process. */
+struct profil_cfi_object {
+	struct profil_unwind_table table;	/* rows owned */
+	struct profil_cfi_load *loads;
+	size_t nloads;
+	uint8_t build_id[20];
+	size_t build_id_len;
+};
+
+/* Reads the ELF file fd (its offset is not used).  Returns 0 or -errno (-ENOEXEC: not an
+ * x86-64 ELF object; -EFBIG: sections beyond the limit). */
+int profil_cfi_object_load(struct profil_cfi_object *o, int fd);
+
+/* The same from an ELF image in memory laid out as its file (the vDSO). */
+int profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image, size_t len);
+
+void profil_cfi_object_release(struct profil_cfi_object *o);
+
+/*
+ * The bias of a mapping of o's file bytes from pgoff at run-time address start: run-time
+ * address = image address + bias.  Returns 0, or -ENOENT when pgoff is in no segment.
+ */
+int profil_cfi_object_bias(const struct profil_cfi_object *o, uint64_t start, uint64_t pgoff,
+    uint64_t *bias);
+
+/*
+ * profil_cfi_rows - the table of the call frame information section sec[0..len) whose first
+ * byte is at image address vaddr; eh: .eh_frame rules (pc-relative pointers, CIE pointers
+ * relative), else .debug_frame.  Rows of entries that cannot be read are left out.  Returns
+ * 0 or -errno (-ENOMEM; -E2BIG beyond the row limit).  For the fuzzers and the loaders.
+ */
+int profil_cfi_rows(const uint8_t *sec, size_t len, uint64_t vaddr, int eh,
+    struct profil_unwind_table *out);
+
+#endif /* PROFIL_CFI_H */

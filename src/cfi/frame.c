@@ -1,0 +1,788 @@
+/*
+ * frame.c - DWARF call frame information (.eh_frame, .debug_frame) run into unwind table rows:
+ * every CIE and FDE is read with its bounds checked, each FDE's instructions are executed from
+ * its CIE's initial state, and each location where the rules change becomes a row of what an
+ * x86-64 walk needs (the CFA, the caller's rbp, the return address at CFA - 8).  Rules the walk
+ * cannot follow become PROFIL_CFA_BAD rows, so that a stack is cut there rather than given a
+ * wrong parent.  DWARF 5 section 6.4; the .eh_frame differences are the LSB's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi.h"
+
+/* DWARF register numbers on x86-64. */
+#define REG_RBP	6
+#define REG_RSP	7
+#define REG_RA	16
+
+#define MAX_ROWS	(16u << 20)
+#define MAX_REMEMBER	16
+
+/* ---- reading ---- */
+
+struct cursor {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static uint64_t
+get_n(struct cursor *c, size_t n)
+{
+	uint64_t v = 0;
+
+	if (c->bad || (size_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		return 0;
+	}
+	for (size_t i = n; i-- > 0;)
+		v = v << 8 | c->p[i];
+	c->p += n;
+	return v;
+}
+
+static uint64_t
+uleb(struct cursor *c)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+
+	while (!c->bad) {
+		uint8_t b;
+
+		if (c->p >= c->end) {
+			c->bad = 1;
+			break;
+		}
+		b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+		if (shift > 70)
+			c->bad = 1;
+	}
+	return 0;
+}
+
+static int64_t
+sleb(struct cursor *c)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+	uint8_t b = 0;
+
+	while (!c->bad) {
+		if (c->p >= c->end) {
+			c->bad = 1;
+			return 0;
+		}
+		b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+		if (shift > 70)
+			c->bad = 1;
+	}
+	if (shift < 64 && (b & 0x40))
+		v |= ~UINT64_C(0) << shift;
+	return (int64_t)v;
+}
+
+static void
+skip(struct cursor *c, uint64_t n)
+{
+	if (c->bad || (uint64_t)(c->end - c->p) < n)
+		c->bad = 1;
+	else
+		c->p += n;
+}
+
+/* Where the section is: pc-relative pointers are relative to their own image address. */
+struct section {
+	const uint8_t *data;
+	size_t len;
+	uint64_t vaddr;
+	int eh;
+};
+
+/* A pointer in encoding enc (DW_EH_PE_*); 0 with c->bad for what .eh_frame does not use. */
+static uint64_t
+pointer(struct cursor *c, const struct section *s, uint8_t enc)
+{
+	const uint64_t here = s->vaddr + (uint64_t)(c->p - s->data);
+	uint64_t v;
+
+	if (enc == 0xff)
+		return 0;
+	switch (enc & 0x0f) {
+	case 0x00:
+		v = get_n(c, 8);
+		break;
+	case 0x01:
+		v = uleb(c);
+		break;
+	case 0x02:
+		v = get_n(c, 2);
+		break;
+	case 0x03:
+		v = get_n(c, 4);
+		break;
+	case 0x04:
+		v = get_n(c, 8);
+		break;
+	case 0x09:
+		v = (uint64_t)sleb(c);
+		break;
+	case 0x0a:
+		v = (uint64_t)(int64_t)(int16_t)get_n(c, 2);
+		break;
+	case 0x0b:
+		v = (uint64_t)(int64_t)(int32_t)get_n(c, 4);
+		break;
+	case 0x0c:
+		v = get_n(c, 8);
+		break;
+	default:
+		c->bad = 1;
+		return 0;
+	}
+	switch (enc & 0x70) {
+	case 0x00:
+		return v;
+	case 0x10:
+		return v + here;
+	default:
+		c->bad = 1;
+		return 0;
+	}
+}
+
+/* ---- rules ---- */
+
+enum rule_kind { R_SAME, R_UNDEF, R_OFFSET, R_AT_FP, R_OTHER };
+
+struct rule {
+	uint8_t kind;
+	int64_t off;
+};
+
+enum cfa_def { C_REG, C_DEREF_FP, C_PLT, C_OTHER };
+
+struct state {
+	uint8_t cfa_def;
+	uint64_t cfa_reg;
+	int64_t cfa_off;
+	uint8_t plt_k;
+	struct rule rbp, ra;
+};
+
+struct cie {
+	uint64_t code_align;
+	int64_t data_align;
+	uint64_t ra_reg;
+	uint8_t fde_enc;
+	int aug_z;
+	int signal;
+	const uint8_t *insns, *insns_end;
+	int bad;
+};
+
+/* A row being collected: sorted by (addr, prio, seq); the last of each address wins. */
+struct pending {
+	uint64_t addr;
+	uint32_t seq;
+	uint8_t prio;		/* 0: the end of an entry's range; 1: a rule */
+	struct profil_unwind_row row;
+};
+
+struct rows {
+	struct pending *v;
+	size_t n, cap;
+	int err;
+};
+
+static void
+push(struct rows *r, uint64_t addr, uint8_t prio, const struct profil_unwind_row *row)
+{
+	if (r->err)
+		return;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 1024;
+		struct pending *v;
+
+		if (r->n >= MAX_ROWS) {
+			r->err = -E2BIG;
+			return;
+		}
+		v = realloc(r->v, cap * sizeof(*v));
+		if (v == NULL) {
+			r->err = -ENOMEM;
+			return;
+		}
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n].addr = addr;
+	r->v[r->n].seq = (uint32_t)r->n;
+	r->v[r->n].prio = prio;
+	r->v[r->n].row = *row;
+	r->n++;
+}
+
+static int
+fits(int64_t v, int64_t lo, int64_t hi)
+{
+	return v >= lo && v <= hi;
+}
+
+/* What the walk needs of a state. */
+static void
+row_of(const struct state *st, const struct cie *cie, struct profil_unwind_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	if (cie->signal) {
+		row->cfa = PROFIL_CFA_SIGNAL;
+		return;
+	}
+	if (st->ra.kind == R_UNDEF) {
+		row->cfa = PROFIL_CFA_END;
+		return;
+	}
+	row->cfa = PROFIL_CFA_BAD;
+	if (st->ra.kind != R_OFFSET || st->ra.off != -8 || !fits(st->cfa_off, INT32_MIN, INT32_MAX))
+		return;
+	switch (st->cfa_def) {
+	case C_REG:
+		if (st->cfa_reg == REG_RSP)
+			row->cfa = PROFIL_CFA_SP;
+		else if (st->cfa_reg == REG_RBP)
+			row->cfa = PROFIL_CFA_FP;
+		else
+			return;
+		break;
+	case C_DEREF_FP:
+		row->cfa = PROFIL_CFA_FP_DEREF;
+		break;
+	case C_PLT:
+		row->cfa = PROFIL_CFA_PLT;
+		row->cfa_off = (int32_t)st->cfa_off;
+		row->fp_off = st->plt_k;
+		return;
+	default:
+		return;
+	}
+	row->cfa_off = (int32_t)st->cfa_off;
+	switch (st->rbp.kind) {
+	case R_SAME:
+		row->fp = PROFIL_FP_SAME;
+		break;
+	case R_OFFSET:
+	case R_AT_FP:
+		if (!fits(st->rbp.off, INT16_MIN, INT16_MAX)) {
+			row->fp = PROFIL_FP_LOST;
+			break;
+		}
+		row->fp = st->rbp.kind == R_OFFSET ? PROFIL_FP_AT_CFA : PROFIL_FP_AT_FP;
+		row->fp_off = (int16_t)st->rbp.off;
+		break;
+	default:
+		row->fp = PROFIL_FP_LOST;
+		break;
+	}
+}
+
+/*
+ * The two CFA expressions compilers emit that a walk can follow: a realigned frame's
+ * (DW_OP_breg6 N; DW_OP_deref) and the lazy PLT's (DW_OP_breg7 N; DW_OP_breg16 0; DW_OP_lit15;
+ * DW_OP_and; DW_OP_litK; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus).
+ */
+static void
+cfa_expression(struct state *st, const uint8_t *e, size_t len)
+{
+	struct cursor c = { e, e + len, 0 };
+	/* After DW_OP_breg7 N; 0xff: the DW_OP_litK byte. */
+	static const uint8_t plt[] = { 0x80, 0x00, 0x3f, 0x1a, 0xff, 0x2a, 0x33, 0x24, 0x22 };
+	int64_t n;
+
+	st->cfa_def = C_OTHER;
+	if (len < 2)
+		return;
+	if (e[0] == 0x76) {		/* DW_OP_breg6 */
+		c.p++;
+		n = sleb(&c);
+		if (!c.bad && c.end - c.p == 1 && c.p[0] == 0x06) {
+			st->cfa_def = C_DEREF_FP;
+			st->cfa_off = n;
+		}
+	} else if (e[0] == 0x77) {	/* DW_OP_breg7 */
+		c.p++;
+		n = sleb(&c);
+		if (c.bad || c.end - c.p != (ptrdiff_t)sizeof(plt))
+			return;
+		for (size_t i = 0; i < sizeof(plt); i++)
+			if (plt[i] != 0xff ? c.p[i] != plt[i] : c.p[i] < 0x30 || c.p[i] > 0x3f)
+				return;
+		st->cfa_def = C_PLT;
+		st->cfa_off = n;
+		st->plt_k = (uint8_t)(c.p[4] - 0x30);
+	}
+}
+
+/* A register's rule DW_CFA_expression: the caller's rbp saved at rbp + N (DW_OP_breg6 N). */
+static struct rule
+reg_expression(const uint8_t *e, size_t len)
+{
+	struct cursor c = { e, e + len, 0 };
+	struct rule r = { R_OTHER, 0 };
+
+	if (len >= 2 && e[0] == 0x76) {
+		c.p++;
+		r.off = sleb(&c);
+		if (!c.bad && c.p == c.end)
+			r.kind = R_AT_FP;
+	}
+	return r;
+}
+
+static struct rule *
+rule_of(struct state *st, uint64_t reg)
+{
+	if (reg == REG_RBP)
+		return &st->rbp;
+	if (reg == REG_RA)
+		return &st->ra;
+	return NULL;
+}
+
+static void
+set_rule(struct state *st, uint64_t reg, uint8_t kind, int64_t off)
+{
+	struct rule *r = rule_of(st, reg);
+
+	if (r != NULL) {
+		r->kind = kind;
+		r->off = off;
+	}
+}
+
+/*
+ * Runs instructions [p, end) from st.  With rows set (an FDE), each advance of the location
+ * adds the row of the state before it; returns the final location, or 0 with *bad set.
+ */
+static uint64_t
+run(const struct section *s, const struct cie *cie, const struct state *initial,
+    struct state *st, const uint8_t *p, const uint8_t *end, uint64_t loc, uint64_t loc_end,
+    struct rows *rows, int *bad)
+{
+	struct cursor c = { p, end, 0 };
+	struct state stack[MAX_REMEMBER];
+	size_t depth = 0;
+	struct profil_unwind_row row;
+
+	while (c.p < c.end && !c.bad) {
+		uint8_t op = *c.p++;
+		uint64_t reg, delta = 0, newloc;
+		int64_t off;
+		const uint8_t *blk;
+
+		switch (op >> 6) {
+		case 1:
+			delta = (op & 0x3f) * cie->code_align;
+			goto advance;
+		case 2:
+			off = (int64_t)uleb(&c) * cie->data_align;
+			set_rule(st, op & 0x3f, R_OFFSET, off);
+			continue;
+		case 3:
+			reg = op & 0x3f;
+			if (rule_of(st, reg) != NULL)
+				*rule_of(st, reg) = *rule_of((struct state *)initial, reg);
+			continue;
+		default:
+			break;
+		}
+		switch (op) {
+		case 0x00:	/* nop */
+			break;
+		case 0x01:	/* set_loc */
+			newloc = pointer(&c, s, cie->fde_enc);
+			if (c.bad || newloc < loc)
+				goto bad;
+			delta = newloc - loc;
+			goto advance;
+		case 0x02:
+			delta = get_n(&c, 1) * cie->code_align;
+			goto advance;
+		case 0x03:
+			delta = get_n(&c, 2) * cie->code_align;
+			goto advance;
+		case 0x04:
+			delta = get_n(&c, 4) * cie->code_align;
+			goto advance;
+		case 0x05:	/* offset_extended */
+			reg = uleb(&c);
+			off = (int64_t)uleb(&c) * cie->data_align;
+			set_rule(st, reg, R_OFFSET, off);
+			break;
+		case 0x06:	/* restore_extended */
+			reg = uleb(&c);
+			if (rule_of(st, reg) != NULL)
+				*rule_of(st, reg) = *rule_of((struct state *)initial, reg);
+			break;
+		case 0x07:	/* undefined */
+			set_rule(st, uleb(&c), R_UNDEF, 0);
+			break;
+		case 0x08:	/* same_value */
+			set_rule(st, uleb(&c), R_SAME, 0);
+			break;
+		case 0x09:	/* register */
+			reg = uleb(&c);
+			(void)uleb(&c);
+			set_rule(st, reg, R_OTHER, 0);
+			break;
+		case 0x0a:	/* remember_state */
+			if (depth == MAX_REMEMBER)
+				goto bad;
+			stack[depth++] = *st;
+			break;
+		case 0x0b:	/* restore_state: the CFA too, as GCC's epilogues expect */
+			if (depth == 0)
+				goto bad;
+			*st = stack[--depth];
+			break;
+		case 0x0c:	/* def_cfa */
+			st->cfa_def = C_REG;
+			st->cfa_reg = uleb(&c);
+			st->cfa_off = (int64_t)uleb(&c);
+			break;
+		case 0x0d:	/* def_cfa_register */
+			st->cfa_def = C_REG;
+			st->cfa_reg = uleb(&c);
+			break;
+		case 0x0e:	/* def_cfa_offset */
+			st->cfa_off = (int64_t)uleb(&c);
+			break;
+		case 0x0f:	/* def_cfa_expression */
+			off = (int64_t)uleb(&c);
+			blk = c.p;
+			skip(&c, (uint64_t)off);
+			if (!c.bad)
+				cfa_expression(st, blk, (size_t)off);
+			break;
+		case 0x10:	/* expression */
+			reg = uleb(&c);
+			off = (int64_t)uleb(&c);
+			blk = c.p;
+			skip(&c, (uint64_t)off);
+			if (!c.bad && rule_of(st, reg) != NULL)
+				*rule_of(st, reg) = reg_expression(blk, (size_t)off);
+			break;
+		case 0x11:	/* offset_extended_sf */
+			reg = uleb(&c);
+			off = sleb(&c) * cie->data_align;
+			set_rule(st, reg, R_OFFSET, off);
+			break;
+		case 0x12:	/* def_cfa_sf */
+			st->cfa_def = C_REG;
+			st->cfa_reg = uleb(&c);
+			st->cfa_off = sleb(&c) * cie->data_align;
+			break;
+		case 0x13:	/* def_cfa_offset_sf */
+			st->cfa_off = sleb(&c) * cie->data_align;
+			break;
+		case 0x14:	/* val_offset */
+		case 0x15:	/* val_offset_sf */
+			reg = uleb(&c);
+			if (op == 0x14)
+				(void)uleb(&c);
+			else
+				(void)sleb(&c);
+			set_rule(st, reg, R_OTHER, 0);
+			break;
+		case 0x16:	/* val_expression */
+			reg = uleb(&c);
+			skip(&c, uleb(&c));
+			set_rule(st, reg, R_OTHER, 0);
+			break;
+		case 0x2e:	/* GNU_args_size */
+			(void)uleb(&c);
+			break;
+		case 0x2f:	/* GNU_negative_offset_extended */
+			reg = uleb(&c);
+			off = -(int64_t)uleb(&c) * cie->data_align;
+			set_rule(st, reg, R_OFFSET, off);
+			break;
+		default:
+			goto bad;
+		}
+		continue;
+advance:
+		if (c.bad)
+			goto bad;
+		if (rows != NULL) {
+			if (delta >= loc_end - loc)
+				return loc;	/* rules past the entry's end are not used */
+			row_of(st, cie, &row);
+			push(rows, loc, 1, &row);
+		}
+		loc += delta;
+	}
+	if (c.bad)
+		goto bad;
+	return loc;
+bad:
+	*bad = 1;
+	return 0;
+}
+
+/* Parses the CIE at off; returns 0 with cie and its initial state filled, or -1. */
+static int
+read_cie(const struct section *s, size_t off, struct cie *cie, struct state *init)
+{
+	struct cursor c = { s->data + off, s->data + s->len, 0 };
+	uint64_t len = get_n(&c, 4);
+	const char *aug;
+	size_t auglen;
+	uint8_t version;
+	int dummy = 0;
+
+	memset(cie, 0, sizeof(*cie));
+	if (len == 0xffffffff) {
+		len = get_n(&c, 8);
+		if (c.bad || len < 8 || len > (uint64_t)(c.end - c.p))
+			return -1;
+		c.end = c.p + len;
+		if (get_n(&c, 8) != (s->eh ? 0 : UINT64_MAX))
+			return -1;
+	} else {
+		if (c.bad || len < 4 || len > (uint64_t)(c.end - c.p))
+			return -1;
+		c.end = c.p + len;
+		if (get_n(&c, 4) != (s->eh ? 0 : 0xffffffff))
+			return -1;
+	}
+	version = (uint8_t)get_n(&c, 1);
+	if (c.bad || (version != 1 && version != 3 && version != 4))
+		return -1;
+	aug = (const char *)c.p;
+	auglen = strnlen(aug, (size_t)(c.end - c.p));
+	if (auglen == (size_t)(c.end - c.p))
+		return -1;
+	c.p += auglen + 1;
+	if (strstr(aug, "eh") == aug)
+		skip(&c, 8);
+	if (version == 4) {
+		if (get_n(&c, 1) != 8)	/* address_size */
+			return -1;
+		(void)get_n(&c, 1);	/* segment_selector_size */
+	}
+	cie->code_align = uleb(&c);
+	cie->data_align = sleb(&c);
+	cie->ra_reg = version == 1 ? get_n(&c, 1) : uleb(&c);
+	cie->fde_enc = 0;
+	if (aug[0] == 'z') {
+		uint64_t alen = uleb(&c);
+		const uint8_t *aend;
+
+		if (c.bad || alen > (uint64_t)(c.end - c.p))
+			return -1;
+		aend = c.p + alen;
+		cie->aug_z = 1;
+		for (size_t i = 1; i < auglen; i++) {
+			uint8_t enc;
+
+			switch (aug[i]) {
+			case 'L':
+				(void)get_n(&c, 1);
+				break;
+			case 'P':
+				enc = (uint8_t)get_n(&c, 1);
+				(void)pointer(&c, s, enc & 0x7f);
+				break;
+			case 'R':
+				cie->fde_enc = (uint8_t)get_n(&c, 1);
+				break;
+			case 'S':
+				cie->signal = 1;
+				break;
+			case 'B':
+			case 'G':
+				break;
+			default:
+				i = auglen;	/* unknown: the length says where the data ends */
+				break;
+			}
+		}
+		if (c.bad || c.p > aend)
+			return -1;
+		c.p = aend;
+	} else if (aug[0] != '\0') {
+		return -1;
+	}
+	if (c.bad || cie->code_align == 0 || cie->ra_reg != REG_RA)
+		return -1;
+	cie->insns = c.p;
+	cie->insns_end = c.end;
+	/* The state every FDE starts from; an x86-64 CIE says where the return address is. */
+	memset(init, 0, sizeof(*init));
+	init->cfa_def = C_OTHER;
+	init->ra.kind = R_OTHER;
+	(void)run(s, cie, init, init, cie->insns, cie->insns_end, 0, 0, NULL, &dummy);
+	return dummy ? -1 : 0;
+}
+
+/* A one-entry cache of the last CIE: FDEs share a few CIEs and come after them. */
+struct cie_cache {
+	size_t off;
+	int valid, ok;
+	struct cie cie;
+	struct state init;
+};
+
+static void
+read_fde(const struct section *s, struct cursor *c, size_t cie_off, struct cie_cache *cc,
+    struct rows *rows)
+{
+	struct state st;
+	uint64_t begin, range, loc;
+	struct profil_unwind_row row;
+	int bad = 0;
+
+	if (!cc->valid || cc->off != cie_off) {
+		cc->valid = 1;
+		cc->off = cie_off;
+		cc->ok = read_cie(s, cie_off, &cc->cie, &cc->init) == 0;
+	}
+	if (!cc->ok)
+		return;
+	begin = pointer(c, s, s->eh ? cc->cie.fde_enc : 0);
+	range = pointer(c, s, s->eh ? (cc->cie.fde_enc & 0x0f) : 0);
+	if (cc->cie.aug_z)
+		skip(c, uleb(c));
+	if (c->bad || range == 0 || begin + range < begin)
+		return;
+	st = cc->init;
+	loc = run(s, &cc->cie, &cc->init, &st, c->p, c->end, begin, begin + range, rows, &bad);
+	if (!bad) {
+		row_of(&st, &cc->cie, &row);
+		push(rows, loc, 1, &row);
+	} else {
+		/* What follows an instruction we cannot read has no known rule. */
+		memset(&row, 0, sizeof(row));
+		row.cfa = PROFIL_CFA_BAD;
+		push(rows, begin, 0, &row);
+	}
+	memset(&row, 0, sizeof(row));
+	push(rows, begin + range, 0, &row);
+}
+
+static int
+pending_cmp(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int
+row_same(const struct profil_unwind_row *a, const struct profil_unwind_row *b)
+{
+	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->fp == b->fp &&
+	    a->fp_off == b->fp_off;
+}
+
+/* Sorts the rows, keeps the last of each address and drops repeats of the same rule. */
+static int
+finish(struct rows *r, struct profil_unwind_table *out)
+{
+	struct profil_unwind_row *v;
+	size_t n = 0;
+	uint64_t base;
+
+	memset(out, 0, sizeof(*out));
+	if (r->n == 0)
+		return 0;
+	qsort(r->v, r->n, sizeof(*r->v), pending_cmp);
+	base = r->v[0].addr;
+	v = malloc(r->n * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct pending *p = &r->v[i];
+
+		if (i + 1 < r->n && r->v[i + 1].addr == p->addr)
+			continue;
+		if (p->addr - base > UINT32_MAX)
+			break;
+		if (n > 0 && row_same(&v[n - 1], &p->row))
+			continue;
+		v[n] = p->row;
+		v[n].addr = (uint32_t)(p->addr - base);
+		n++;
+	}
+	out->base = base;
+	out->rows = v;
+	out->nrows = n;
+	return 0;
+}
+
+int
+profil_cfi_rows(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
+    struct profil_unwind_table *out)
+{
+	const struct section s = { data, len, vaddr, eh };
+	struct rows rows = { 0 };
+	struct cie_cache cc = { 0 };
+	size_t off = 0;
+	int err;
+
+	while (len - off >= 4) {
+		struct cursor c = { data + off, data + len, 0 };
+		uint64_t elen = get_n(&c, 4), id;
+		size_t id_off, next;
+		int wide = elen == 0xffffffff;
+
+		if (elen == 0) {
+			if (eh)
+				break;		/* the terminator */
+			off += 4;
+			continue;
+		}
+		if (wide)
+			elen = get_n(&c, 8);
+		if (c.bad || elen > (uint64_t)(c.end - c.p))
+			break;
+		next = (size_t)(c.p - data) + (size_t)elen;
+		c.end = c.p + elen;
+		id_off = (size_t)(c.p - data);
+		id = get_n(&c, wide ? 8 : 4);
+		if (!c.bad) {
+			const uint64_t cie_mark = eh ? 0 : wide ? UINT64_MAX : 0xffffffff;
+
+			if (id != cie_mark) {
+				/* .eh_frame: back from the id field; .debug_frame: from the start. */
+				if (!eh)
+					read_fde(&s, &c, (size_t)(id < len ? id : len), &cc, &rows);
+				else if (id <= id_off)
+					read_fde(&s, &c, id_off - (size_t)id, &cc, &rows);
+			}
+		}
+		if (rows.err)
+			break;
+		off = next;
+	}
+	err = rows.err;
+	if (err == 0)
+		err = finish(&rows, out);
+	free(rows.v);
+	return err;
+}

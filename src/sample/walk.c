@@ -1,0 +1,224 @@
+/*
+ * Signal context: the walk by unwind tables (unwind.h), every read of stack memory checked
+ * against its bounds.  Also linked into the profil command, where the outside recorder walks
+ * the stack copies the kernel takes with its samples.
+ */
+#include "unwind.h"
+
+
+/* The 8 bytes at a, little-endian, when mem holds all of them. */
+static int
+mem_read(const struct profil_unwind_memory *mem, uint64_t a, uint64_t *v)
+{
+	const uint8_t *p;
+	uint64_t x = 0;
+
+	if (mem->hi - mem->lo < 8 || a < mem->lo || a > mem->hi - 8)
+		return -1;
+	p = mem->data + (a - mem->lo);
+	for (int i = 7; i >= 0; i--)
+		x = x << 8 | p[i];
+	*v = x;
+	return 0;
+}
+
+const struct profil_unwind_row *
+profil_unwind_row_find(const struct profil_unwind_table *t, uint64_t a)
+{
+	size_t lo = 0, hi;
+	uint64_t off;
+
+	if (t == NULL || t->nrows == 0 || a < t->base)
+		return NULL;
+	off = a - t->base;
+	if (off > UINT32_MAX)
+		return &t->rows[t->nrows - 1];
+	hi = t->nrows;
+	/* The last row at or before off. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].addr <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return t->rows[lo].addr <= off ? &t->rows[lo] : NULL;
+}
+
+static const struct profil_unwind_module *
+module_find(const struct profil_unwind_space *space, uint64_t pc)
+{
+	size_t lo = 0, hi = space->nmods;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct profil_unwind_module *m = &space->mods[mid];
+
+		if (pc < m->start)
+			hi = mid;
+		else if (pc >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+/* Offsets in the kernel's x86-64 signal frame: the ucontext is at sp when its handler returns. */
+#define UC_RBP	(40 + 10 * 8)
+#define UC_RSP	(40 + 15 * 8)
+#define UC_RIP	(40 + 16 * 8)
+
+/* One step from (pc, sp, fp) to the caller's; the enum says why there is none. */
+struct walk {
+	uint64_t pc, sp, fp;
+	int fp_ok;		/* fp holds the frame's value */
+	int exact;		/* pc is where the frame is, not a return address */
+};
+
+static enum profil_unwind_end
+step(const struct profil_unwind_space *space, const struct profil_unwind_memory *mem,
+    struct walk *w, int *done)
+{
+	const uint64_t at = w->exact ? w->pc : w->pc - 1;
+	const struct profil_unwind_module *mod = module_find(space, at);
+	const struct profil_unwind_row *row = NULL;
+	uint64_t cfa, ra, fp = w->fp;
+	int fp_ok = w->fp_ok;
+
+	*done = 0;
+	if (mod != NULL && mod->table != NULL)
+		row = profil_unwind_row_find(mod->table, at - mod->bias);
+	switch (row != NULL ? row->cfa : PROFIL_CFA_NONE) {
+	case PROFIL_CFA_NONE:
+		/* No tables: code built with frame pointers (JIT code, Go) chains them. */
+		if (!w->fp_ok)
+			return PROFIL_UNWIND_NORULE;
+		if (w->fp == 0) {
+			*done = 1;
+			return PROFIL_UNWIND_COMPLETE;
+		}
+		if (w->fp < w->sp)
+			return PROFIL_UNWIND_NORULE;
+		cfa = w->fp + 16;
+		if (mem_read(mem, w->fp, &fp) < 0)
+			return PROFIL_UNWIND_SHORT;
+		fp_ok = 1;
+		break;
+	case PROFIL_CFA_SP:
+		cfa = w->sp + (uint64_t)(int64_t)row->cfa_off;
+		break;
+	case PROFIL_CFA_FP:
+		if (!w->fp_ok)
+			return PROFIL_UNWIND_NORULE;
+		cfa = w->fp + (uint64_t)(int64_t)row->cfa_off;
+		break;
+	case PROFIL_CFA_FP_DEREF:
+		if (!w->fp_ok)
+			return PROFIL_UNWIND_NORULE;
+		if (mem_read(mem, w->fp + (uint64_t)(int64_t)row->cfa_off, &cfa) < 0)
+			return PROFIL_UNWIND_SHORT;
+		break;
+	case PROFIL_CFA_PLT:
+		cfa = w->sp + (uint64_t)(int64_t)row->cfa_off +
+		    ((at & 15) >= (uint64_t)row->fp_off ? 8 : 0);
+		break;
+	case PROFIL_CFA_SIGNAL:
+		/* The interrupted frame, whole: it is exact, with every register known. */
+		if (mem_read(mem, w->sp + UC_RIP, &ra) < 0 ||
+		    mem_read(mem, w->sp + UC_RSP, &cfa) < 0 ||
+		    mem_read(mem, w->sp + UC_RBP, &fp) < 0)
+			return PROFIL_UNWIND_SHORT;
+		if (ra == 0) {
+			*done = 1;
+			return PROFIL_UNWIND_COMPLETE;
+		}
+		w->pc = ra;
+		w->sp = cfa;
+		w->fp = fp;
+		w->fp_ok = 1;
+		w->exact = 1;
+		return PROFIL_UNWIND_COMPLETE;
+	case PROFIL_CFA_END:
+		*done = 1;
+		return PROFIL_UNWIND_COMPLETE;
+	default:
+		return PROFIL_UNWIND_NORULE;
+	}
+	/* The caller's frame lies above this one; anything else is not a stack. */
+	if (cfa <= w->sp)
+		return PROFIL_UNWIND_NORULE;
+	if (mem_read(mem, cfa - 8, &ra) < 0)
+		return PROFIL_UNWIND_SHORT;
+	if (row != NULL) {
+		switch (row->fp) {
+		case PROFIL_FP_AT_CFA:
+			fp_ok = mem_read(mem, cfa + (uint64_t)(int64_t)row->fp_off, &fp) == 0;
+			break;
+		case PROFIL_FP_AT_FP:
+			fp_ok = w->fp_ok &&
+			    mem_read(mem, w->fp + (uint64_t)(int64_t)row->fp_off, &fp) == 0;
+			break;
+		case PROFIL_FP_LOST:
+			fp_ok = 0;
+			break;
+		default:
+			break;
+		}
+	}
+	if (ra == 0) {
+		*done = 1;
+		return PROFIL_UNWIND_COMPLETE;
+	}
+	w->pc = ra;
+	w->sp = cfa;
+	w->fp = fp;
+	w->fp_ok = fp_ok;
+	w->exact = 0;
+	return PROFIL_UNWIND_COMPLETE;
+}
+
+static uint64_t
+marker(enum profil_unwind_end e)
+{
+	switch (e) {
+	case PROFIL_UNWIND_DEPTH:
+		return PROFIL_PC_CUT_DEPTH;
+	case PROFIL_UNWIND_SHORT:
+		return PROFIL_PC_CUT_STACK;
+	default:
+		return PROFIL_PC_CUT_RULE;
+	}
+}
+
+size_t
+profil_unwind_cfi(const struct profil_unwind_space *space,
+    const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
+    uint64_t *pcs, size_t max, enum profil_unwind_end *end)
+{
+	struct walk w = { regs->pc, regs->sp, regs->fp, 1, 1 };
+	size_t n = 0;
+	int done;
+
+	*end = PROFIL_UNWIND_COMPLETE;
+	if (max == 0)
+		return 0;
+	pcs[n++] = w.pc;
+	while (max > 1) {
+		enum profil_unwind_end e = step(space, mem, &w, &done);
+
+		if (done)
+			break;
+		/* A cut, or one more frame where only the marker's slot is left. */
+		if (e == PROFIL_UNWIND_COMPLETE && n == max - 1)
+			e = PROFIL_UNWIND_DEPTH;
+		if (e != PROFIL_UNWIND_COMPLETE) {
+			pcs[n++] = marker(e);
+			*end = e;
+			break;
+		}
+		pcs[n++] = w.pc;
+	}
+	return n;
+}
