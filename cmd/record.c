@@ -41,6 +41,8 @@ struct record_opts {
 	const char *hz;			/* as given, or NULL */
 	unsigned long hzv;
 	int stacks;
+	int frame_pointers;		/* --call-graph fp */
+	unsigned int stack_copy;	/* --call-graph cfi,SIZE; 0: the default */
 	const char *dir;		/* as given, or NULL */
 	int noexec;
 	const char *clock;		/* as given, or NULL (auto) */
@@ -55,7 +57,11 @@ usage(FILE *f)
 	    "       profil record [-F HZ] [-g] [-o DIR] -p PID[,PID...]\n"
 	    "  -F, --freq HZ   samples per second of each thread's CPU time, 1..20000\n"
 	    "                  (default 1000)\n"
-	    "  -g, --call-graph  record call stacks (frame pointers)\n"
+	    "  -g              record call stacks (--call-graph cfi)\n"
+	    "  --call-graph MODE  record call stacks walked by cfi (the unwind tables of\n"
+	    "                  each object: complete stacks, frame pointers or not), or\n"
+	    "                  fp (frame pointers); cfi,SIZE copies SIZE bytes of each\n"
+	    "                  sampled stack (default 16384, at most 65000)\n"
 	    "  -o, --output DIR  where the profiles go (default ./profil.out/)\n"
 	    "  -p, --pid PIDS  attach to running processes until they exit or SIGINT\n"
 	    "  -x, --no-exec   do not record the programs COMMAND's processes exec\n"
@@ -474,6 +480,8 @@ record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
 
 	so.hz = (unsigned int)o->hzv;
 	so.depth = o->stacks ? 128 : 1;
+	so.frame_pointers = o->frame_pointers;
+	so.stack_copy = o->stack_copy;
 	so.follow_exec = !o->noexec;
 	so.dirfd = dirfd;
 	if (profil_outside_new(&so, &s) < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
@@ -623,6 +631,8 @@ record_attach(const struct record_opts *o, int dirfd)
 	}
 	so.hz = (unsigned int)o->hzv;
 	so.depth = o->stacks ? 128 : 1;
+	so.frame_pointers = o->frame_pointers;
+	so.stack_copy = o->stack_copy;
 	so.follow_exec = 1;
 	so.dirfd = dirfd;
 	if (profil_outside_new(&so, &s) < 0) {
@@ -680,12 +690,37 @@ say_inside(int e, const char *cmd)
 	profil_cmd_error(what, cmd);
 }
 
+/* --call-graph fp | cfi | cfi,SIZE, as perf's fp | dwarf[,SIZE]. */
+static int
+parse_call_graph(const char *arg, struct record_opts *o)
+{
+	unsigned long n;
+	char *end;
+
+	o->frame_pointers = 0;
+	o->stack_copy = 0;
+	if (strcmp(arg, "fp") == 0) {
+		o->frame_pointers = 1;
+		return 0;
+	}
+	if (strcmp(arg, "cfi") == 0)
+		return 0;
+	if (strncmp(arg, "cfi,", 4) != 0 || arg[4] < '0' || arg[4] > '9')
+		return -1;
+	errno = 0;
+	n = strtoul(arg + 4, &end, 10);
+	if (errno != 0 || *end != '\0' || n < 8 || n > PROFIL_OUTSIDE_STACK_COPY_MAX)
+		return -1;
+	o->stack_copy = (unsigned int)n;
+	return 0;
+}
+
 int
 profil_cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
-		{ "call-graph", no_argument, NULL, 'g' },
+		{ "call-graph", required_argument, NULL, 'G' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-exec", no_argument, NULL, 'x' },
 		{ "clock", required_argument, NULL, 'c' },
@@ -693,7 +728,7 @@ profil_cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct record_opts o = { NULL, 1000, 0, NULL, 0, NULL, NULL };
+	struct record_opts o = { NULL, 1000, 0, 0, 0, NULL, 0, NULL, NULL };
 	char prog[PATH_MAX];
 	int c, dirfd, r, refused = 0, outside;
 
@@ -708,6 +743,14 @@ profil_cmd_record(int argc, char **argv)
 			o.hz = optarg;
 			break;
 		case 'g':
+			o.stacks = 1;
+			break;
+		case 'G':
+			if (parse_call_graph(optarg, &o) < 0) {
+				profil_cmd_error("call graph must be fp, cfi or cfi,SIZE (8 to 65000 "
+				    "bytes)", optarg);
+				return 2;
+			}
 			o.stacks = 1;
 			break;
 		case 'o':

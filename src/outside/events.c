@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 
 #define DEFAULT_PAGES	64	/* 256 KiB a CPU: half of an unprivileged user's allowance */
 #define STACK_PAGES	128	/* with call chains: the whole allowance of 516 KiB */
+#define COPY_PAGES	512	/* with stack copies: retried smaller where that is refused */
 #define MIN_PAGES	8
 
 uint64_t
@@ -113,8 +115,16 @@ attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec
 	a->size = sizeof(*a);
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
 	a->sample_period = s->period_ns;
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-	    (s->opts.depth > 1 ? PERF_SAMPLE_CALLCHAIN : 0);
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	if (s->opts.depth > 1 && s->opts.frame_pointers) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	} else if (s->opts.depth > 1) {
+		/* What a walk by unwind tables starts from (images.c reads them in this order). */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = 1u << PERF_REG_X86_BP | 1u << PERF_REG_X86_SP |
+		    1u << PERF_REG_X86_IP;
+		a->sample_stack_user = s->opts.stack_copy;
+	}
 	a->disabled = on_exec;
 	a->enable_on_exec = on_exec;
 	a->inherit = 1;
@@ -135,7 +145,7 @@ attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec
 	/* Woken when a ring is half full; otherwise read on the recorder's own period. */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(ring / 2);
-	if (s->opts.depth > 1) {
+	if (s->opts.depth > 1 && s->opts.frame_pointers) {
 		unsigned int m = max_stack();
 
 		a->sample_max_stack = (uint16_t)(s->opts.depth - 1 < m ? s->opts.depth - 1 : m);
@@ -263,7 +273,7 @@ profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char
 	long page = sysconf(_SC_PAGESIZE);
 	size_t ncpu = cpus_online(cpus, sizeof(cpus) / sizeof(cpus[0])), i;
 	size_t pages = s->opts.ring_pages ? s->opts.ring_pages :
-	    s->opts.depth > 1 ? STACK_PAGES : DEFAULT_PAGES;
+	    s->opts.depth <= 1 ? DEFAULT_PAGES : s->opts.frame_pointers ? STACK_PAGES : COPY_PAGES;
 
 	s->rings = calloc(ncpu, sizeof(*s->rings));
 	if (s->rings == NULL)
@@ -385,6 +395,41 @@ record_time(const uint8_t *rec, size_t len)
 	return t;
 }
 
+/*
+ * A sample's stack copy cut to the part the kernel filled (dyn_size): the rest is padding, and
+ * a record waits in the queue for a read or two.
+ */
+static size_t
+sample_trim(const struct profil_outside *s, uint8_t *rec, size_t len)
+{
+	struct perf_event_header h;
+	size_t off = sizeof(h) + 24;	/* ip, pid and tid, time */
+	uint64_t abi, size, dyn;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.type != PERF_RECORD_SAMPLE || s->opts.depth <= 1 || s->opts.frame_pointers ||
+	    len < off + 8)
+		return len;
+	memcpy(&abi, rec + off, 8);
+	off += 8;
+	if (abi != PERF_SAMPLE_REGS_ABI_NONE)
+		off += 24;
+	if (len < off + 16)
+		return len;
+	memcpy(&size, rec + off, 8);
+	if (size == 0 || size > len - off - 16)
+		return len;
+	memcpy(&dyn, rec + off + 8 + size, 8);
+	if (dyn >= size)
+		return len;
+	memmove(rec + off + 8 + dyn, rec + off + 8 + size, 8);
+	memcpy(rec + off, &dyn, 8);
+	len = off + 8 + (size_t)dyn + 8;
+	h.size = (uint16_t)len;
+	memcpy(rec, &h, sizeof(h));
+	return len;
+}
+
 static int
 queue_push(struct profil_outside *s, const struct profil_outside_ring *r, uint64_t tail,
     size_t len)
@@ -413,6 +458,7 @@ queue_push(struct profil_outside *s, const struct profil_outside_ring *r, uint64
 		s->queuecap = cap;
 	}
 	ring_copy(r, tail, s->arena + s->arena_len, len);
+	len = sample_trim(s, s->arena + s->arena_len, len);
 	q = &s->queue[s->nqueue++];
 	q->off = s->arena_len;
 	q->len = (uint32_t)len;

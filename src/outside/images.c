@@ -81,6 +81,7 @@ image_free(struct profil_outside_image *im)
 	for (i = 0; i < im->nmaps; i++)
 		free(im->maps[i].m.path);
 	free(im->maps);
+	free(im->mods);
 	free(im->threads);
 	profil_index_release(&im->thread_index);
 	free(im->entries);
@@ -253,6 +254,7 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	}
 	if (ended)
 		im->epoch++;
+	im->mods_stale = 1;
 	if (plen == 0 || (plen >= 2 && path[0] == '/' && path[1] == '/') ||
 	    (path[0] != '/' && !(plen == 6 && memcmp(path, "[vdso]", 6) == 0)))
 		return;
@@ -641,13 +643,79 @@ trailer(const uint8_t *rec, size_t len, size_t fixed, struct sample_id *id)
 	return 0;
 }
 
+/* The kernel's callchain after ip, TID and TIME: frame pointers, walked by the kernel. */
+static uint32_t
+sample_chain(const struct profil_outside *s, uint64_t ip, const uint8_t *p, size_t n,
+    uint64_t *pcs)
+{
+	uint64_t nr = 0, i;
+	uint32_t depth = 0;
+
+	pcs[depth++] = ip;
+	if (s->opts.depth <= 1 || n < 8)
+		return depth;
+	memcpy(&nr, p, 8);
+	if (nr > (n - 8) / 8)
+		nr = (n - 8) / 8;
+	for (i = 0; i < nr && depth < s->opts.depth; i++) {
+		uint64_t pc;
+
+		memcpy(&pc, p + 8 + i * 8, 8);
+		/* Context markers (PERF_CONTEXT_USER...) sit at the top of the space. */
+		if (pc >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		/* The chain starts with the interrupted pc itself. */
+		if (depth == 1 && pc == ip)
+			continue;
+		pcs[depth++] = pc;
+	}
+	return depth;
+}
+
+/*
+ * The user registers (rbp, rsp, rip: the order of their bits) and the stack copy after ip,
+ * TID and TIME, walked by unwind tables.  Without registers (a sample in a kernel thread's
+ * context) the pc alone.
+ */
+static uint32_t
+sample_walk(struct profil_outside *s, struct profil_outside_image *im, uint64_t ip,
+    const uint8_t *p, size_t n, uint64_t *pcs)
+{
+	struct profil_unwind_regs regs;
+	uint64_t abi, size = 0, dyn = 0;
+	size_t off = 8;
+
+	pcs[0] = ip;
+	if (n < 8)
+		return 1;
+	memcpy(&abi, p, 8);
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return 1;
+	if (n < 8 + 3 * 8 + 8)
+		return 1;
+	memcpy(&regs.fp, p + 8, 8);
+	memcpy(&regs.sp, p + 16, 8);
+	memcpy(&regs.pc, p + 24, 8);
+	off = 32;
+	memcpy(&size, p + off, 8);
+	off += 8;
+	if (size > n - off || (size > 0 && n - off - size < 8))
+		size = 0;
+	else if (size > 0)
+		memcpy(&dyn, p + off + size, 8);
+	if (dyn > size)
+		dyn = size;
+	return (uint32_t)profil_outside_unwind(s, im, &regs, p + off, (size_t)dyn, pcs,
+	    s->opts.depth);
+}
+
 static void
 on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 {
 	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
 	struct profil_outside_image *im;
-	uint64_t ip, nr = 0, i, t;
-	uint32_t pid, tid, depth = 0;
+	uint64_t ip, t;
+	uint32_t pid, tid, depth;
 
 	if (n < 24)
 		return;
@@ -659,24 +727,10 @@ on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 	im = profil_outside_image_of(s, (pid_t)pid, 1);
 	if (im == NULL || im->skip)
 		return;
-	pcs[depth++] = ip;
-	if (s->opts.depth > 1 && n >= 32) {
-		memcpy(&nr, p + 24, 8);
-		if (nr > (n - 32) / 8)
-			nr = (n - 32) / 8;
-		for (i = 0; i < nr && depth < s->opts.depth; i++) {
-			uint64_t pc;
-
-			memcpy(&pc, p + 32 + i * 8, 8);
-			/* Context markers (PERF_CONTEXT_USER...) sit at the top of the space. */
-			if (pc >= (uint64_t)PERF_CONTEXT_MAX)
-				continue;
-			/* The chain starts with the interrupted pc itself. */
-			if (depth == 1 && pc == ip)
-				continue;
-			pcs[depth++] = pc;
-		}
-	}
+	if (s->opts.depth > 1 && !s->opts.frame_pointers)
+		depth = sample_walk(s, im, ip, p + 24, n - 24, pcs);
+	else
+		depth = sample_chain(s, ip, p + 24, n - 24, pcs);
 	if (sample_add(im, tid, pcs, depth) < 0) {
 		im->lost++;
 		return;

@@ -31,6 +31,12 @@ profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **
 		s->opts.depth = 1;
 	if (s->opts.depth > PROFIL_FORMAT_MAX_DEPTH)
 		s->opts.depth = PROFIL_FORMAT_MAX_DEPTH;
+	if (s->opts.stack_copy == 0)
+		s->opts.stack_copy = PROFIL_OUTSIDE_STACK_COPY;
+	/* The kernel's limit: a record's size is 16 bits, and the copy a multiple of 8. */
+	if (s->opts.stack_copy > PROFIL_OUTSIDE_STACK_COPY_MAX)
+		s->opts.stack_copy = PROFIL_OUTSIDE_STACK_COPY_MAX;
+	s->opts.stack_copy &= ~7u;
 	s->period_ns = 1000000000ULL / (o->hz > 0 ? o->hz : 1000);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s->realtime_offset = (int64_t)((uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec) -
@@ -178,6 +184,7 @@ profil_outside_free(struct profil_outside *s)
 	end_all(s, 1);
 	free(s->pids);
 	profil_index_release(&s->pid_index);
+	profil_outside_objects_free(s);
 	free(s->queue);
 	free(s->arena);
 	free(s->writer);

@@ -15,9 +15,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Bytes of user stack copied with each sample: the default, and the most the kernel takes. */
+#define PROFIL_OUTSIDE_STACK_COPY	16384u
+#define PROFIL_OUTSIDE_STACK_COPY_MAX	65000u
+
 struct profil_outside_opts {
 	unsigned int hz;		/* samples per second of each thread's CPU time */
 	unsigned int depth;		/* 1: flat; else the deepest stack kept (-g) */
+	int frame_pointers;		/* -g walks frame pointers (the kernel's callchain) */
+	unsigned int stack_copy;	/* else: bytes of user stack copied with each sample */
 	int follow_exec;		/* 0: images started by exec are not written (-x) */
 	int dirfd;			/* the output directory, opened by the caller */
 	size_t ring_pages;		/* data pages per CPU ring; 0: the default */
@@ -27,6 +33,10 @@ struct profil_outside_stats {
 	uint64_t samples;		/* sample records read */
 	uint64_t lost;			/* samples the kernel dropped on a full ring */
 	uint64_t throttled;		/* times the kernel throttled an event */
+	uint64_t stacks;		/* stacks walked by unwind tables */
+	uint64_t cut_depth;		/* of which cut at the depth limit */
+	uint64_t cut_short;		/* cut where the stack copy ended */
+	uint64_t cut_rule;		/* cut where no unwind rule could be followed */
 	uint64_t processes;		/* process images seen */
 	uint64_t files;			/* profiles written (images with samples) */
 	int write_error;		/* the first -errno of a write, or 0 */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cfi/cfi.h"
 #include "format/format.h"
 #include "outside.h"
 #include "report/index.h"
@@ -62,6 +63,9 @@ struct profil_outside_image {
 	uint64_t end_ns;
 	struct profil_outside_map *maps;
 	size_t nmaps, mapcap;
+	struct profil_unwind_module *mods;	/* the live maps, sorted, for the walk */
+	size_t nmods, modcap;
+	int mods_stale;				/* maps changed since mods were built */
 	uint32_t epoch;
 	struct profil_outside_thread *threads;
 	size_t nthreads, threadcap;
@@ -80,6 +84,12 @@ struct profil_outside_image {
 	int skip;			/* not written: -x, and this image came from an exec */
 	int hold;			/* the command: written when its status is known */
 	char *name;			/* its file's name, chosen at the first write */
+};
+
+/* An object's unwind table, loaded once for every process that maps it. */
+struct profil_outside_object {
+	struct profil_cfi_object cfi;
+	int ok;				/* read, and the build-id the kernel saw */
 };
 
 /* The last image of each pid seen, through an index: a pid's row outlives its images. */
@@ -110,6 +120,10 @@ struct profil_outside {
 	pid_t root;			/* the command started, or 0 */
 	int root_execed;		/* its first exec was seen */
 
+	struct profil_strtab objkeys;	/* "build-id/path" of each object tried */
+	struct profil_outside_object *objects;	/* by row of objkeys */
+	size_t objcap;
+
 	int64_t realtime_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	unsigned int serial;		/* temporary file names */
 	struct profil_writer *writer;
@@ -132,5 +146,15 @@ int profil_outside_image_synth(struct profil_outside *s, struct profil_outside_i
 void profil_outside_image_end(struct profil_outside *s, struct profil_outside_image *im,
     uint32_t kind, int32_t code);
 int profil_outside_image_write(struct profil_outside *s, struct profil_outside_image *im);
+
+/* stacks.c */
+/*
+ * The stack of a sample from its user registers and the copy of its stack from regs->sp
+ * (len bytes): pcs[0..max) leaf first, with a marker frame where the walk was cut.
+ */
+size_t profil_outside_unwind(struct profil_outside *s, struct profil_outside_image *im,
+    const struct profil_unwind_regs *regs, const uint8_t *stack, size_t len, uint64_t *pcs,
+    size_t max);
+void profil_outside_objects_free(struct profil_outside *s);
 
 #endif /* PROFIL_OUTSIDE_SESSION_H */

@@ -35,7 +35,9 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 	const struct profil_location *loc = fr->loc;
 	ssize_t id;
 
-	if (loc == NULL)
+	if (loc == NULL && profil_pc_marker_name(fr->pc) != NULL)
+		id = profil_tally_get(&g->nodes, 0, fr->pc, 3);	/* a cut stack's marker */
+	else if (loc == NULL)
 		id = profil_tally_get(&g->nodes, 0, 0, 0);
 	else if (loc->known)
 		id = profil_tally_get(&g->nodes, (uintptr_t)fr->module, loc->function_start, 1);
@@ -97,6 +99,8 @@ node_raw_name(const struct profil_tally_row *row, char *buf, size_t len)
 	struct profil_stack_frame fr;
 
 	memset(&fr, 0, sizeof(fr));
+	if (row->key[2] == 3)
+		fr.pc = row->key[1];
 	fr.loc = row->ptr[0];
 	fr.module = (struct profil_module *)(uintptr_t)row->ptr[1];
 	return profil_stack_frame_name(&fr, profil_stack_frame_levels(&fr) - 1, buf, len);

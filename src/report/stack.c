@@ -98,8 +98,27 @@ profil_stack_frame_levels(const struct profil_stack_frame *fr)
 }
 
 const char *
+profil_pc_marker_name(uint64_t pc)
+{
+	switch (pc) {
+	case PROFIL_PC_CUT_DEPTH:
+		return "[stack cut: depth limit]";
+	case PROFIL_PC_CUT_STACK:
+		return "[stack cut: stack copy too short]";
+	case PROFIL_PC_CUT_RULE:
+		return "[stack cut: no unwind rule]";
+	default:
+		return pc >= PROFIL_PC_MARKER_MIN ? "[stack cut]" : NULL;
+	}
+}
+
+const char *
 profil_stack_frame_name(const struct profil_stack_frame *fr, size_t i, char *buf, size_t len)
 {
+	const char *marker;
+
+	if (fr->loc == NULL && (marker = profil_pc_marker_name(fr->pc)) != NULL)
+		return marker;
 	if (fr->loc == NULL)
 		return "[unmapped]";
 	if (i < fr->loc->nframes && fr->loc->frames[i].function != NULL)

@@ -61,4 +61,7 @@ const char *profil_stack_frame_name(const struct profil_stack_frame *fr, size_t 
 /* Inline levels of a frame: loc->nframes, or 1 for a PC in no mapping. */
 size_t profil_stack_frame_levels(const struct profil_stack_frame *fr);
 
+/* The name of a pc that marks a cut stack (PROFIL_PC_CUT_*), or NULL when pc is not one. */
+const char *profil_pc_marker_name(uint64_t pc);
+
 #endif /* PROFIL_REPORT_STACK_H */
