@@ -155,12 +155,26 @@ $(B)/bench/%.plain: bench/progs/%.c
 # Record tests: unmodified programs (no libprofil linked), with a linked library and one they
 # dlopen, recorded through libprofil-record.so.
 RECORD_TEST_SRC := $(wildcard tests/record/*.c)
-RECORD_TEST_BIN := $(RECORD_TEST_SRC:tests/record/%.c=$(B)/tests/record/%)
+RECORD_TEST_BIN := $(RECORD_TEST_SRC:tests/record/%.c=$(B)/tests/record/%) \
+	$(B)/tests/record/cfithrow
 RECORD_TEST_LIB := $(B)/tests/record/libsplit.so $(B)/tests/record/libsplitplugin.so
 
 $(B)/tests/record/lib%.so: tests/record/lib/%.c tests/record/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(BASE) -fPIC -shared -o $@ $<
+
+# Code without frame pointers, as Debian builds its libraries: the stacks of t2103.
+NOFP := -O2 -fomit-frame-pointer
+$(B)/tests/record/libcfi.so: tests/record/lib/cfi.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE) $(NOFP) -fPIC -shared -o $@ $<
+
+$(B)/tests/record/cfistack: tests/record/cfistack.c $(B)/tests/record/libcfi.so
+	$(CC) $(BASE) $(NOFP) -o $@ $< -L$(B)/tests/record -Wl,-rpath,$(abspath $(B))/tests/record \
+		-Wl,-z,lazy -lcfi
+
+$(B)/tests/record/cfithrow: tests/record/cfithrow.cc
+	$(CXX) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 
 $(B)/tests/record/%: tests/record/%.c tests/record/burn.h $(RECORD_TEST_LIB)
 	@mkdir -p $(@D)
@@ -187,7 +201,8 @@ $(B)/tests/pg/%: tests/pg/%.c tests/pg/spin.h tests/tap.h $(B)/libprofil.so
 # in $(B)/tests/fuzz/.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
-FUZZ_BIN     := $(B)/tests/fuzz/reader $(B)/tests/fuzz/export $(B)/tests/fuzz/outside
+FUZZ_BIN     := $(B)/tests/fuzz/reader $(B)/tests/fuzz/export $(B)/tests/fuzz/outside \
+	$(B)/tests/fuzz/cfi
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Isrc
 FUZZ_FORMAT  := src/format/reader.c src/format/open.c src/format/crc32.c
@@ -204,13 +219,19 @@ $(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
 		$(CLI_LIBS)
 
 # The outside recorder's record parser, on its own: the session, its index and the writer.
-FUZZ_OUTSIDE := $(wildcard src/outside/*.c) src/report/index.c src/format/writer.c \
-	src/format/open.c src/format/crc32.c
+FUZZ_OUTSIDE := $(wildcard src/outside/*.c src/cfi/*.c) src/sample/walk.c src/report/index.c \
+	src/format/writer.c src/format/open.c src/format/crc32.c
 $(B)/tests/fuzz/outside: tests/fuzz/outside.c $(FUZZ_OUTSIDE) $(wildcard src/outside/*.h) \
-		src/report/index.h src/format/format.h
+		src/report/index.h src/format/format.h src/cfi/cfi.h src/sample/unwind.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(CLI_CFLAGS:-Werror=) -o $@ tests/fuzz/outside.c $(FUZZ_OUTSIDE) \
 		$(CLI_LIBS)
+
+FUZZ_CFI := $(wildcard src/cfi/*.c) src/sample/walk.c
+$(B)/tests/fuzz/cfi: tests/fuzz/cfi.c $(FUZZ_CFI) src/cfi/cfi.h src/sample/unwind.h \
+		src/format/format.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/cfi.c $(FUZZ_CFI)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(REPORT_TEST_BIN)

@@ -23,8 +23,8 @@ chromium             headless browser for the SVG flame graph test (t4003)
 nodejs               its npm installs speedscope, which reads the folded export (t4006)
 clang                libFuzzer harness of the profile reader (make fuzz, t4004)
 libclang-rt-14-dev   libFuzzer and sanitizer runtimes for clang 14
-linux-perf           t3003 checks profil report against perf record -e cpu-clock:u
-python3              t3003: a real interpreter to profile; t4003 drives Chromium with it
+linux-perf           t3003, t2103: profil report and -g against perf's
+python3              t3003, t2103: a real interpreter to profile; t4003 drives Chromium with it
 xz-utils             t3003: a real compressor to profile
 gzip                 t3003: another, a program without symbols
 sqlite3              t3003: a real database shell to profile

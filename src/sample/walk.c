@@ -154,6 +154,12 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 	if (row != NULL) {
 		switch (row->fp) {
 		case PROFIL_FP_AT_CFA:
+			/*
+			 * A slot below sp is free: an epilogue has popped it, so fp already
+			 * holds the caller's value (the rules are not updated for pops).
+			 */
+			if (cfa + (uint64_t)(int64_t)row->fp_off < w->sp)
+				break;
 			fp_ok = mem_read(mem, cfa + (uint64_t)(int64_t)row->fp_off, &fp) == 0;
 			break;
 		case PROFIL_FP_AT_FP:

@@ -39,6 +39,14 @@ def sample(pid, tid, ip, chain=(), time=2000):
     return rec(SAMPLE, 2, body)
 
 
+def walked(pid, tid, ip, sp, bp, stack, time=2000):
+    """A sample with user registers (abi 2: rbp, rsp, rip) and a stack copy."""
+    body = struct.pack("<QIIQ", ip, pid, tid, time) + struct.pack("<QQQQ", 2, bp, sp, ip)
+    data = b"".join(struct.pack("<Q", v) for v in stack)
+    body += struct.pack("<Q", len(data)) + data + struct.pack("<Q", len(data))
+    return rec(SAMPLE, 2, body)
+
+
 def task(kind, pid, ppid, tid, ptid, time):
     return rec(kind, 0, struct.pack("<IIIIQ", pid, ppid, tid, ptid, time), pid, tid, time)
 
@@ -52,7 +60,7 @@ start = [rec(COMM, EXEC, struct.pack("<II", 100, 100) + name("prog")),
 seeds = {
     "flat": [0, start + [sample(100, 100, 0x400010), sample(100, 100, 0x7f0100),
                          task(EXIT, 100, 1, 100, 1, 3000)]],
-    "deep": [1, start + [sample(100, 100, 0x400010, (0x400010, 0x7f0200, 0x400500)),
+    "deep": [5, start + [sample(100, 100, 0x400010, (0x400010, 0x7f0200, 0x400500)),
                          task(FORK, 100, 100, 101, 100, 2100),
                          sample(100, 101, 0x400020, (0x400020, 0x7f0300)),
                          task(EXIT, 100, 100, 101, 100, 2200)]],
@@ -64,6 +72,10 @@ seeds = {
                               sample(102, 102, 0x400040),
                               rec(LOST, 0, struct.pack("<QQ", 1, 7), 102, 102, 2400),
                               task(EXIT, 102, 100, 102, 100, 2500)]],
+    "walked": [1, start + [walked(100, 100, 0x7f0100, 0x7ffd0000, 0x7ffd0010,
+                                  (0x400010, 0x7ffd0020, 0x7f0200, 0x400500, 0, 0)),
+                           walked(100, 100, 0x7ff010, 0x7ffd0000, 0, (0x7f0300,) * 4),
+                           task(EXIT, 100, 1, 100, 1, 3000)]],
 }
 for fname, (opts, recs) in seeds.items():
     with open(os.path.join(out, fname), "wb") as f:

@@ -42,7 +42,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint64_t rec[(65536 + 8) / 8];
-	struct profil_outside_opts o = { 1000, 1, 1, -1, 0 };
+	struct profil_outside_opts o = { .hz = 1000, .depth = 1, .follow_exec = 1, .dirfd = -1 };
 	struct profil_outside *s;
 	size_t off = 0;
 
@@ -52,10 +52,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (mkdtemp(tmpl) == NULL || (dirfd_ = open(tmpl, O_RDONLY | O_DIRECTORY)) < 0)
 			abort();
 	}
-	/* The first byte chooses flat or deep stacks, and whether exec'ed images are kept. */
+	/*
+	 * The first byte chooses flat or deep stacks, whether exec'ed images are kept, and
+	 * stacks from the kernel's callchain or walked from stack copies.
+	 */
 	if (size > 0) {
 		o.depth = data[0] & 1 ? 128 : 1;
 		o.follow_exec = !(data[0] & 2);
+		o.frame_pointers = (data[0] & 4) != 0;
 		data++;
 		size--;
 	}

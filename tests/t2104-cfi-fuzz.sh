@@ -1,0 +1,32 @@
+#!/bin/sh
+# t2104-cfi-fuzz: the unwind tables built from call frame information (src/cfi) and the walk
+# over them (src/sample/walk.c) under libFuzzer with ASan and UBSan (tests/fuzz/cfi.c): seeds
+# are the .eh_frame and .debug_frame of the test programs and a whole small library.  No
+# crash, leak, out-of-bounds read or undefined behaviour; every table sorted; every walk
+# within its depth and its memory.
+. "$(dirname "$0")/lib.sh"
+
+mkdir corpus
+# seed NAME MODE FILE: MODE 0 .eh_frame, 1 .debug_frame, 2 the whole ELF file.
+seed() {
+	printf "\\$(printf %03o "$2")" > "corpus/$1"
+	cat "$3" >> "corpus/$1"
+}
+objcopy -O binary --only-section=.eh_frame "$B/tests/record/cfistack" eh.bin &&
+	seed cfistack-eh 0 eh.bin
+objcopy -O binary --only-section=.eh_frame "$B/tests/record/cfithrow" eh2.bin &&
+	seed cfithrow-eh 0 eh2.bin
+objcopy -O binary --only-section=.debug_frame "$B/tests/record/libcfi.so" df.bin 2>/dev/null &&
+	test -s df.bin && seed libcfi-debug 1 df.bin
+seed libcfi-elf 2 "$B/tests/record/libcfi.so"
+
+test_expect_success 'the seeds run clean' '
+	ls corpus && "$B/tests/fuzz/cfi" corpus/* > seeds.log 2>&1 || { tail -n 30 seeds.log; false; }
+'
+test_expect_success "fuzzing the unwind tables and the walk: no crash in ${FUZZ_SECONDS_CHECK:-10} s" '
+	"$B/tests/fuzz/cfi" -max_total_time="${FUZZ_SECONDS_CHECK:-10}" -timeout=10 \
+		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$TRASH/" \
+		corpus > fuzz.log 2>&1 || { tail -n 40 fuzz.log; false; }
+	sed -n "s/^stat::number_of_executed_units: *//p" fuzz.log
+'
+test_done
