@@ -373,6 +373,13 @@ outside_report(struct profil_outside *s, const char *dir)
 	if (st.throttled > 0)
 		profil_cmd_error("the kernel throttled sampling (kernel.perf_event_max_sample_rate)",
 		    dir);
+	/* A few stacks deeper than the copy are expected; more say the copy is too small. */
+	if (st.cut_short > 0 && st.cut_short * 100 >= st.stacks) {
+		snprintf(what, sizeof(what), "%llu of %llu stacks cut where the copy of the stack "
+		    "ended (--call-graph cfi,SIZE copies more)", (unsigned long long)st.cut_short,
+		    (unsigned long long)st.stacks);
+		profil_cmd_error(what, dir);
+	}
 	if (st.write_error != 0) {
 		snprintf(what, sizeof(what), "cannot write profile (%s)", strerror(st.write_error));
 		profil_cmd_error(what, st.write_error_path);
