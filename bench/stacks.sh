@@ -11,8 +11,8 @@
 #   perf-fp     perf record -g (frame pointers)
 # Reported: wall and CPU (the whole process tree, the profiler's own process included) as
 # ratios to the unprofiled run; the share of samples whose stack reaches the program's entry
-# (Py_RunMain, perl_run, main for gcc's cc1 and as); the output's size per sample and per
-# distinct stack; and the time to a call-graph report: `profil report --graph` against `perf report --stdio` (which
+# (Py_RunMain, perl_run, and __libc_start_call_main for gcc's stripped programs); the
+# output's size per sample and per distinct stack; and the time to a call-graph report: `profil report --graph` against `perf report --stdio` (which
 # walks the copies then).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,7 +54,7 @@ workload() {
 	case $1 in
 	python) echo "Py_RunMain /usr/bin/python3 $TMP/w.py" ;;
 	perl) echo "perl_run /usr/bin/perl $TMP/w.pl" ;;
-	gcc) echo "main $CC -O2 -c -I$ROOT/src -I$ROOT/include -D_GNU_SOURCE $GCC_FILES" ;;
+	gcc) echo "__libc_start_call_main $CC -O2 -c -I$ROOT/src -I$ROOT/include -D_GNU_SOURCE $GCC_FILES" ;;
 	esac
 }
 
