@@ -35,7 +35,7 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 	const struct profil_location *loc = fr->loc;
 	ssize_t id;
 
-	if (loc == NULL && profil_pc_marker_name(fr->pc) != NULL)
+	if (loc == NULL && profil_pc_is_marker(fr->pc))
 		id = profil_tally_get(&g->nodes, 0, fr->pc, 3);	/* a cut stack's marker */
 	else if (loc == NULL)
 		id = profil_tally_get(&g->nodes, 0, 0, 0);
