@@ -82,8 +82,11 @@ image_free(struct profil_outside_image *im)
 		free(im->maps[i].m.path);
 	free(im->maps);
 	free(im->mods);
-	for (i = 0; i < im->nthreads; i++)
+	for (i = 0; i < im->nthreads; i++) {
 		free(im->threads[i].wall_pcs);
+		if (im->threads[i].wall_fd >= 0)
+			close(im->threads[i].wall_fd);
+	}
 	free(im->threads);
 	profil_index_release(&im->thread_index);
 	free(im->entries);
@@ -160,6 +163,7 @@ thread_of(struct profil_outside_image *im, uint32_t tid)
 		im->threads[row].name[0] = '\0';
 		im->threads[row].alive = 0;
 		im->threads[row].wall_runs = 0;
+		im->threads[row].wall_fd = -1;
 		im->threads[row].wall_pcs = NULL;
 		im->threads[row].wall_depth = 0;
 		im->nthreads++;

@@ -44,6 +44,7 @@ struct profil_outside_thread {
 	char name[16];
 	/* --wall: the wait seen at the last tick, while the thread has not run since. */
 	uint64_t wall_runs;		/* times it was put on a CPU (schedstat) */
+	int wall_fd;			/* its schedstat, kept open; -1 */
 	uint64_t *wall_pcs;		/* the waiting stack, wait frame first; NULL: running */
 	uint32_t wall_depth;
 };

@@ -9,23 +9,37 @@
  * is counted again without reading anything more.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "session.h"
 
-/* Times the thread was put on a CPU: the third field of schedstat. */
+/*
+ * Times the thread was put on a CPU: the third field of its schedstat, which is kept open and
+ * read again from the start at each tick (one system call a waiting thread).
+ */
 static int
-thread_runs(pid_t pid, uint32_t tid, uint64_t *runs)
+thread_runs(pid_t pid, struct profil_outside_thread *t, uint64_t *runs)
 {
 	char path[64], buf[128];
 	unsigned long long a, b, c;
+	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%u/schedstat", (int)pid, tid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0 ||
-	    sscanf(buf, "%llu %llu %llu", &a, &b, &c) != 3)
+	if (t->wall_fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/schedstat", (int)pid, t->tid);
+		t->wall_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (t->wall_fd < 0)
+			return -1;
+	}
+	n = pread(t->wall_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu %llu", &a, &b, &c) != 3)
 		return -1;
 	*runs = c;
 	return 0;
@@ -129,7 +143,7 @@ wall_thread(struct profil_outside *s, struct profil_outside_image *im,
 {
 	uint64_t runs;
 
-	if (thread_runs(im->pid, t->tid, &runs) < 0)
+	if (thread_runs(im->pid, t, &runs) < 0)
 		return;
 	if (t->wall_pcs == NULL || runs != t->wall_runs) {
 		free(t->wall_pcs);
@@ -152,8 +166,15 @@ profil_outside_wall_tick(struct profil_outside *s, uint64_t weight)
 
 		if (im == NULL || im->skip)
 			continue;
-		for (size_t j = 0; j < im->nthreads; j++)
-			if (im->threads[j].alive)
-				wall_thread(s, im, &im->threads[j], weight);
+		for (size_t j = 0; j < im->nthreads; j++) {
+			struct profil_outside_thread *t = &im->threads[j];
+
+			if (t->alive) {
+				wall_thread(s, im, t, weight);
+			} else if (t->wall_fd >= 0) {
+				close(t->wall_fd);
+				t->wall_fd = -1;
+			}
+		}
 	}
 }
