@@ -57,6 +57,23 @@ test_expect_success 'a mutex, poll and waitpid: each wait named, with its whole 
 	grep "^_start;.*;main;reasons;.*\\[wait: wait4, sleeping\\] [0-9]*$" why.txt
 '
 
+test_expect_success 'pprof carries CPU and wall time as two sample types, wall the default' '
+	"$PROFIL" export -f pprof -o root.pb.gz root &&
+	go tool pprof -raw root.pb.gz > raw.txt 2> /dev/null &&
+	grep -x "samples/count cpu/nanoseconds wall/nanoseconds\[dflt\]" raw.txt &&
+	awk "/^ *[0-9]+ +[0-9]+ +[0-9]+:/ { n += \$1; c += \$2; w += \$3 }
+		END { printf \"%d samples, cpu %.2f s, wall %.2f s\\n\", n, c / 1e9, w / 1e9
+			exit !(c > 0.5e9 && w > c + 1.5e9) }" raw.txt
+'
+
+test_expect_success 'the flame graph draws the waits blue-violet' '
+	"$PROFIL" export -f svg -o root.svg root &&
+	grep -o "data-name=\"\[wait: [^\"]*\"><title>[^<]*</title><rect [^>]*fill=\"rgb([0-9,]*)\"" \
+		root.svg > fills.txt && cat fills.txt &&
+	sed "s/.*rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))\"/\1 \2 \3/" fills.txt |
+		awk "{ n++; if (\$3 >= 220 && \$1 < 140 && \$2 < 150) ok++ } END { exit !(n > 0 && ok == n) }"
+'
+
 test_expect_success '--wall takes no inside clock' '
 	test_must_fail_2() { "$@"; test $? -eq 2; }
 	test_must_fail_2 "$PROFIL" record --wall --clock ring -o x -- true 2> err.txt &&
