@@ -14,21 +14,10 @@
 # (Py_RunMain, perl_run, and __libc_start_call_main for gcc's stripped programs); the
 # output's size per sample and per distinct stack; and the time to a call-graph report: `profil report --graph` against `perf report --stdio` (which
 # walks the copies then).
-set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=$(cd "${B:-$ROOT/build}" && pwd) || exit 1
-CC=${CC:-cc}
+. "$(dirname "$0")/lib.sh"
 RUNS=${BENCH_RUNS:-3}
-PROFIL=$B/profil
-W=$B/bench/record
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/profil-bench-stacks.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 1
-mkdir -p "$W"
-bin=$W/cputime src=$ROOT/bench/record-cputime.c
-if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-	$CC -O2 -o "$bin" "$src" || { echo "stacks.sh: cannot build" >&2; exit 1; }
-fi
+bench_scratch stacks
+bench_helpers cputime:record-cputime
 if ! perf record -q --call-graph dwarf -o probe.data -- true > /dev/null 2>&1; then
 	echo "stacks.sh: perf record --call-graph dwarf refused here" >&2
 	exit 1
@@ -126,14 +115,7 @@ echo
 echo "$RUNS runs each, interleaved, medians; CPU includes the profiler's own process; facts of"
 echo "the last run; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
-awk '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$MEDIAN"'
 FILENAME == "facts" { f[$1 " " $2] = $0; next }
 {
 	k = $1 " " $2

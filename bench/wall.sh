@@ -9,23 +9,10 @@
 # Reported: wall time and the whole tree's CPU (profil's own process included) as ratios to the
 # unprofiled run, profil's own CPU per second of the run (the tree's CPU minus the unprofiled
 # program's), and the samples of waiting threads.
-set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=$(cd "${B:-$ROOT/build}" && pwd) || exit 1
-CC=${CC:-cc}
+. "$(dirname "$0")/lib.sh"
 RUNS=${BENCH_RUNS:-3}
-PROFIL=$B/profil
-W=$B/bench/record
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/profil-bench-wall.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 1
-mkdir -p "$W"
-for p in cputime:record-cputime idle:record-idle; do
-	bin=$W/${p%%:*} src=$ROOT/bench/${p#*:}.c
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-		$CC -O2 -pthread -o "$bin" "$src" || { echo "wall.sh: cannot build" >&2; exit 1; }
-	fi
-done
+bench_scratch wall
+bench_helpers cputime:record-cputime idle:record-idle
 if ! "$PROFIL" record --wall -o probe -- true > /dev/null 2>&1; then
 	echo "wall.sh: profil record --wall cannot run here (perf events refused?)" >&2
 	exit 1
@@ -60,14 +47,7 @@ echo "## wall.sh: --wall on a program with idle threads (100 Hz)"
 echo
 echo "$RUNS runs each, interleaved, medians; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
-awk '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$MEDIAN"'
 {
 	k = $1 " " $2
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
