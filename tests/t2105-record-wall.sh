@@ -41,6 +41,15 @@ test_expect_success 'the report puts on-CPU and waiting time apart, and names th
 	grep -q "\\[wait: read, sleeping\\]" report.txt
 '
 
+test_expect_success 'the call graph splits the time of each function: waiting or on a CPU' '
+	"$PROFIL" report --graph --tsv root 2> /dev/null > graph.tsv &&
+	head -n 1 graph.tsv | grep -q "	waiting_s$" &&
+	awk -F "\t" "\$1 == \"function\" && (\$8 == \"burn\" || \$8 == \"snooze\" ||
+		\$8 == \"blocked_read\") { print \$8, \$6, \$10
+		if (\$8 == \"burn\") ok += (\$10 == 0 && \$6 > 0)
+		else ok += (\$10 == \$6 && \$6 > 0) } END { exit ok != 3 }" graph.tsv
+'
+
 test_expect_success 'without --wall the same program gives nearly all its samples to burn' '
 	"$PROFIL" record -g -o cpu -- "$W" thirds 0.5 > /dev/null &&
 	"$PROFIL" export -f folded cpu 2> /dev/null > cpu.txt &&
