@@ -376,6 +376,12 @@ outside_report(struct profil_outside *s, const char *dir)
 	if (st.throttled > 0)
 		profil_cmd_error("the kernel throttled sampling (kernel.perf_event_max_sample_rate)",
 		    dir);
+	if (st.wall_unread > 0) {
+		snprintf(what, sizeof(what), "%llu stacks of waiting threads could not be read: "
+		    "--wall needs ptrace access to the processes (same user, or CAP_SYS_PTRACE)",
+		    (unsigned long long)st.wall_unread);
+		profil_cmd_error(what, dir);
+	}
 	/* A few stacks deeper than the copy are expected; more say the copy is too small. */
 	if (st.cut_short > 0 && st.cut_short * 100 >= st.stacks) {
 		snprintf(what, sizeof(what), "%llu of %llu stacks cut where the copy of the stack "
