@@ -56,6 +56,8 @@ dump(const struct profil_file *f)
 	}
 	for (i = 0; i < f->nthreads; i++)
 		printf("thread %u %s\n", f->threads[i].tid, SHOW(f->threads[i].name, prog));
+	if (f->processes_seen > 0)
+		printf("processes %" PRIu64 "\n", f->processes_seen);
 	for (i = 0; i < f->nsamples; i++) {
 		const struct profil_file_sample *s = &f->samples[i];
 

@@ -168,4 +168,12 @@ if command -v setpriv > /dev/null && [ "$(id -u)" -eq 0 ]; then
 	'
 fi
 
+# An image without samples gets no file, but the files say how many images ran.
+test_expect_success 'processes without samples leave no file, and the report counts them' '
+	"$PROFIL" record -o many -- sh -c "for i in \$(seq 100); do /bin/true; done" &&
+	n=$(ls many | wc -l) && "$PROFIL" report many > many.txt 2> /dev/null &&
+	head -n 1 many.txt && ran=$(sed -n "1s/.*(\([0-9]*\) ran, the others took no sample).*/\1/p" many.txt) &&
+	echo "$n files, $ran ran" && test "$ran" -ge 200 && test "$n" -lt "$ran"
+'
+
 test_done

@@ -25,6 +25,7 @@ enum profil_record_type {
 	PROFIL_REC_MAPPING = 2,
 	PROFIL_REC_THREAD = 3,
 	PROFIL_REC_SAMPLE = 4,
+	PROFIL_REC_PROCESSES = 0x50524f43, /* "PROC": the processes the recording had seen */
 	PROFIL_REC_END = 0x454e44,	/* "END": last; the file is complete */
 };
 
@@ -131,6 +132,7 @@ struct profil_file {
 	size_t nthreads;
 	struct profil_file_sample *samples;
 	size_t nsamples;
+	uint64_t processes_seen;	/* PROCESSES: images the recording saw by then; 0: none */
 	uint32_t version;
 	/* The reader's index of maps for profil_file_mapping_find(): their numbers sorted by
 	 * (start, load_epoch), and the largest end among the first i + 1 of that order. */
@@ -197,6 +199,8 @@ void profil_writer_init(struct profil_writer *w, int fd);
 void profil_writer_header(struct profil_writer *w, const struct profil_file_header *h);
 void profil_writer_mapping(struct profil_writer *w, const struct profil_file_mapping *m);
 void profil_writer_thread(struct profil_writer *w, uint32_t tid, const char *name);
+/* The process images the recording had seen when the file was written, with samples or not. */
+void profil_writer_processes(struct profil_writer *w, uint64_t seen);
 void profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid, uint32_t epoch,
     uint32_t depth, const uint64_t *pcs);
 /* Writes the END record and whatever is buffered.  Returns 0 or the first -errno. */

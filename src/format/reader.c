@@ -365,6 +365,13 @@ parse_all(struct parse *ps, struct source *src)
 		case PROFIL_REC_SAMPLE:
 			r = parse_sample(ps, p, plen, off);
 			break;
+		case PROFIL_REC_PROCESSES:
+			if (plen < 8)
+				return fail(ps->err, ps->errlen,
+				    "processes record too short at offset %zu", off);
+			ps->f->processes_seen = get_u64(p);
+			r = 0;
+			break;
 		case PROFIL_REC_END:
 			if (plen < 8)
 				return fail(ps->err, ps->errlen,

@@ -189,6 +189,14 @@ profil_writer_thread(struct profil_writer *w, uint32_t tid, const char *name)
 }
 
 void
+profil_writer_processes(struct profil_writer *w, uint64_t seen)
+{
+	record_begin(w, PROFIL_REC_PROCESSES, 8);
+	put_u64(w, seen);
+	record_end(w);
+}
+
+void
 profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid, uint32_t epoch,
     uint32_t depth, const uint64_t *pcs)
 {

@@ -554,7 +554,7 @@ write_error(struct profil_outside *s, int e, const char *name)
 /*
  * The image's whole profile so far, under a temporary name (O_EXCL, O_NOFOLLOW, mode 0600)
  * renamed over its final one: the name never holds a partial file.  An image without samples
- * gets no file.
+ * gets no file, unless it is the command's and no other file counts every image that ran.
  */
 int
 profil_outside_image_write(struct profil_outside *s, struct profil_outside_image *im)
@@ -565,7 +565,7 @@ profil_outside_image_write(struct profil_outside *s, struct profil_outside_image
 	size_t i;
 	int fd, r;
 
-	if (im->samples == 0 || im->skip)
+	if ((im->samples == 0 && !im->always) || im->skip)
 		return 0;
 	if (im->name == NULL && (r = choose_name(s, im)) < 0) {
 		write_error(s, -r, im->progname);
@@ -606,6 +606,9 @@ profil_outside_image_write(struct profil_outside *s, struct profil_outside_image
 		profil_writer_mapping(w, &im->maps[i].m);
 	for (i = 0; i < im->nthreads; i++)
 		profil_writer_thread(w, im->threads[i].tid, im->threads[i].name);
+	/* Images without samples get no file: the report learns from here how many ran. */
+	profil_writer_processes(w, s->stats.processes);
+	s->processes_written = s->stats.processes;
 	for (i = 0; i < im->nentries; i++) {
 		const struct profil_outside_entry *e = &im->entries[i];
 

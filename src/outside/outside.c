@@ -149,6 +149,11 @@ profil_outside_status(struct profil_outside *s, pid_t pid, int status)
 	if (im == NULL)
 		return;
 	im->hold = 0;
+	/*
+	 * The command's file comes last: without samples it is still written when it alone can
+	 * say how many images ran (the others without samples had no file), and its exit.
+	 */
+	im->always = s->stats.processes > s->processes_written;
 	if (WIFSIGNALED(status))
 		profil_outside_image_end(s, im, PROFIL_EXIT_SIGNAL, WTERMSIG(status));
 	else

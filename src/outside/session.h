@@ -88,6 +88,7 @@ struct profil_outside_image {
 	int32_t exit_code;
 	int skip;			/* not written: -x, and this image came from an exec */
 	int hold;			/* the command: written when its status is known */
+	int always;			/* written even without samples */
 	char *name;			/* its file's name, chosen at the first write */
 };
 
@@ -129,6 +130,7 @@ struct profil_outside {
 	struct profil_outside_object *objects;	/* by row of objkeys */
 	size_t objcap;
 
+	uint64_t processes_written;	/* the image count in the last file written */
 	int64_t realtime_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	unsigned int serial;		/* temporary file names */
 	struct profil_writer *writer;

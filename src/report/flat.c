@@ -113,17 +113,26 @@ profil_report_summary_print(struct profil_report *r, const char *title, FILE *ou
 {
 	const struct profil_file *f;
 	size_t i, empty = 0, n = profil_report_nfiles(r), busy = 0;
-	char prog[1024];
+	char prog[1024], procs[128];
 	double wait;
+	uint64_t ran = 0;
 
-	if (waiting_seconds(r, &wait) > 0)
-		fprintf(out, "%s: %zu process%s, %" PRIu64 " samples, %.3f seconds of threads' "
-		    "time: %.3f on a CPU, %.3f waiting\n", title, n, n == 1 ? "" : "es",
-		    profil_report_total(r), profil_report_seconds(r),
-		    profil_report_seconds(r) - wait, wait);
+	/* From outside, processes without samples leave no file, but the others count them. */
+	for (i = 0; i < n; i++)
+		if (profil_report_file(r, i, NULL)->processes_seen > ran)
+			ran = profil_report_file(r, i, NULL)->processes_seen;
+	if (ran > n)
+		snprintf(procs, sizeof(procs), "%zu process%s (%" PRIu64 " ran, the others took no "
+		    "sample)", n, n == 1 ? "" : "es", ran);
 	else
-		fprintf(out, "%s: %zu process%s, %" PRIu64 " samples, %.3f seconds of CPU\n",
-		    title, n, n == 1 ? "" : "es", profil_report_total(r), profil_report_seconds(r));
+		snprintf(procs, sizeof(procs), "%zu process%s", n, n == 1 ? "" : "es");
+	if (waiting_seconds(r, &wait) > 0)
+		fprintf(out, "%s: %s, %" PRIu64 " samples, %.3f seconds of threads' time: %.3f on "
+		    "a CPU, %.3f waiting\n", title, procs, profil_report_total(r),
+		    profil_report_seconds(r), profil_report_seconds(r) - wait, wait);
+	else
+		fprintf(out, "%s: %s, %" PRIu64 " samples, %.3f seconds of CPU\n", title, procs,
+		    profil_report_total(r), profil_report_seconds(r));
 	for (i = 0; i < n; i++)
 		busy += profil_report_file(r, i, NULL)->nsamples > 0;
 	if (busy > PROFIL_SUMMARY_PROCESSES)
