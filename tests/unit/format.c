@@ -64,6 +64,7 @@ sample_file(size_t *len)
 	profil_writer_mapping(&w, &m);
 	profil_writer_thread(&w, 1234, "main");
 	profil_writer_thread(&w, 1235, "worker-1");
+	profil_writer_processes(&w, 203);
 	profil_writer_sample(&w, 5, 1234, 0, 1, pcs);
 	profil_writer_sample(&w, 2, 1235, 1, 3, pcs);
 	tap_check(profil_writer_finish(&w) == 0, "writer finishes without error");
@@ -101,6 +102,7 @@ main(void)
 	    f->maps[1].unload_epoch == 2, "mappings round-trip with build-id and epochs");
 	tap_check(f->nthreads == 2 && strcmp(f->threads[1].name, "worker-1") == 0,
 	    "threads round-trip");
+	tap_check(f->processes_seen == 203, "the count of images that ran round-trips");
 	tap_check(f->nsamples == 2 && f->samples[0].count == 5 && f->samples[0].depth == 1 &&
 	    f->samples[1].depth == 3 && f->samples[1].pcs[2] == 0x7f0000002000 &&
 	    f->samples[1].epoch == 1, "samples round-trip, leaf first");
