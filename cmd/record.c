@@ -471,8 +471,12 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 		if (wall_ns > 0 && now >= next_wall) {
 			uint64_t periods = 1 + (now - next_wall) / wall_ns;
 
-			profil_outside_wall_tick(s, periods);
-			next_wall += periods * wall_ns;
+			/*
+			 * A late tick stands for the periods it missed, a few at most: after
+			 * profil itself was stopped, a wait seen now says nothing of the gap.
+			 */
+			profil_outside_wall_tick(s, periods < 10 ? periods : 10);
+			next_wall = periods < 10 ? next_wall + periods * wall_ns : now + wall_ns;
 		}
 		ms = now / 1000000;
 		if (ms - last_snapshot >= 1000) {

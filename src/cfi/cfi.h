@@ -17,6 +17,7 @@
 /* A loadable segment: file bytes [offset, offset + filesz) at image address vaddr. */
 struct profil_cfi_load {
 	uint64_t offset, vaddr, filesz;
+	uint32_t flags;			/* PF_X, PF_W, PF_R */
 };
 
 /* An object's table and what is needed to place it in a process. */
@@ -38,8 +39,9 @@ int profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image,
 void profil_cfi_object_release(struct profil_cfi_object *o);
 
 /*
- * The bias of a mapping of o's file bytes from pgoff at run-time address start: run-time
- * address = image address + bias.  Returns 0, or -ENOENT when pgoff is in no segment.
+ * The bias of an executable mapping of o's file bytes from pgoff at run-time address start:
+ * run-time address = image address + bias.  Segments may share a file page (lld's layout):
+ * an executable one is taken first.  Returns 0, or -ENOENT when pgoff is in no segment.
  */
 int profil_cfi_object_bias(const struct profil_cfi_object *o, uint64_t start, uint64_t pgoff,
     uint64_t *bias);

@@ -17,7 +17,9 @@
 #define REG_RSP	7
 #define REG_RA	16
 
-#define MAX_ROWS	(16u << 20)
+#define MAX_ROWS	(4u << 20)		/* 128 MiB of pending rows; cc1 has 0.5M */
+#define MAX_CIE_INSNS	4096			/* real CIEs hold a dozen bytes */
+#define CIE_CACHE	64
 #define MAX_REMEMBER	16
 
 /* ---- reading ---- */
@@ -102,6 +104,13 @@ skip(struct cursor *c, uint64_t n)
 		c->p += n;
 }
 
+/* v * align in two's complement: hostile operands wrap instead of overflowing (UB). */
+static int64_t
+factored(uint64_t v, int64_t align)
+{
+	return (int64_t)(v * (uint64_t)align);
+}
+
 /* Where the section is: pc-relative pointers are relative to their own image address. */
 struct section {
 	const uint8_t *data;
@@ -119,6 +128,10 @@ pointer(struct cursor *c, const struct section *s, uint8_t enc)
 
 	if (enc == 0xff)
 		return 0;
+	if (enc & 0x80) {	/* DW_EH_PE_indirect: a personality's, never an address here */
+		c->bad = 1;
+		return 0;
+	}
 	switch (enc & 0x0f) {
 	case 0x00:
 		v = get_n(c, 8);
@@ -371,14 +384,16 @@ set_rule(struct state *st, uint64_t reg, uint8_t kind, int64_t off)
 }
 
 /*
- * Runs instructions [p, end) from st.  With rows set (an FDE), each advance of the location
- * adds the row of the state before it; returns the final location, or 0 with *bad set.
+ * Runs instructions [p, end) from st, the location from *locp.  With rows set (an FDE), each
+ * advance of the location adds the row of the state before it.  Returns 0, or -1 at an
+ * instruction it cannot read, with *locp where that instruction applies.
  */
-static uint64_t
+static int
 run(const struct section *s, const struct cie *cie, const struct state *initial,
-    struct state *st, const uint8_t *p, const uint8_t *end, uint64_t loc, uint64_t loc_end,
-    struct rows *rows, int *bad)
+    struct state *st, const uint8_t *p, const uint8_t *end, uint64_t *locp, uint64_t loc_end,
+    struct rows *rows)
 {
+	uint64_t loc = *locp;
 	struct cursor c = { p, end, 0 };
 	struct state stack[MAX_REMEMBER];
 	size_t depth = 0;
@@ -395,7 +410,7 @@ run(const struct section *s, const struct cie *cie, const struct state *initial,
 			delta = (op & 0x3f) * cie->code_align;
 			goto advance;
 		case 2:
-			off = (int64_t)uleb(&c) * cie->data_align;
+			off = factored(uleb(&c), cie->data_align);
 			set_rule(st, op & 0x3f, R_OFFSET, off);
 			continue;
 		case 3:
@@ -426,7 +441,7 @@ run(const struct section *s, const struct cie *cie, const struct state *initial,
 			goto advance;
 		case 0x05:	/* offset_extended */
 			reg = uleb(&c);
-			off = (int64_t)uleb(&c) * cie->data_align;
+			off = factored(uleb(&c), cie->data_align);
 			set_rule(st, reg, R_OFFSET, off);
 			break;
 		case 0x06:	/* restore_extended */
@@ -460,12 +475,15 @@ run(const struct section *s, const struct cie *cie, const struct state *initial,
 			st->cfa_reg = uleb(&c);
 			st->cfa_off = (int64_t)uleb(&c);
 			break;
-		case 0x0d:	/* def_cfa_register */
-			st->cfa_def = C_REG;
+		case 0x0d:	/* def_cfa_register: only after a register rule */
 			st->cfa_reg = uleb(&c);
+			if (st->cfa_def != C_REG)
+				st->cfa_def = C_OTHER;
 			break;
-		case 0x0e:	/* def_cfa_offset */
+		case 0x0e:	/* def_cfa_offset: likewise */
 			st->cfa_off = (int64_t)uleb(&c);
+			if (st->cfa_def != C_REG)
+				st->cfa_def = C_OTHER;
 			break;
 		case 0x0f:	/* def_cfa_expression */
 			off = (int64_t)uleb(&c);
@@ -484,16 +502,18 @@ run(const struct section *s, const struct cie *cie, const struct state *initial,
 			break;
 		case 0x11:	/* offset_extended_sf */
 			reg = uleb(&c);
-			off = sleb(&c) * cie->data_align;
+			off = factored((uint64_t)sleb(&c), cie->data_align);
 			set_rule(st, reg, R_OFFSET, off);
 			break;
 		case 0x12:	/* def_cfa_sf */
 			st->cfa_def = C_REG;
 			st->cfa_reg = uleb(&c);
-			st->cfa_off = sleb(&c) * cie->data_align;
+			st->cfa_off = factored((uint64_t)sleb(&c), cie->data_align);
 			break;
 		case 0x13:	/* def_cfa_offset_sf */
-			st->cfa_off = sleb(&c) * cie->data_align;
+			st->cfa_off = factored((uint64_t)sleb(&c), cie->data_align);
+			if (st->cfa_def != C_REG)
+				st->cfa_def = C_OTHER;
 			break;
 		case 0x14:	/* val_offset */
 		case 0x15:	/* val_offset_sf */
@@ -514,7 +534,7 @@ run(const struct section *s, const struct cie *cie, const struct state *initial,
 			break;
 		case 0x2f:	/* GNU_negative_offset_extended */
 			reg = uleb(&c);
-			off = -(int64_t)uleb(&c) * cie->data_align;
+			off = factored(0 - uleb(&c), cie->data_align);
 			set_rule(st, reg, R_OFFSET, off);
 			break;
 		default:
@@ -524,20 +544,21 @@ run(const struct section *s, const struct cie *cie, const struct state *initial,
 advance:
 		if (c.bad)
 			goto bad;
+		if (delta == 0)
+			continue;	/* an empty range: nothing to add */
 		if (rows != NULL) {
 			if (delta >= loc_end - loc)
-				return loc;	/* rules past the entry's end are not used */
+				break;	/* rules past the entry's end are not used */
 			row_of(st, cie, &row);
 			push(rows, loc, 1, &row);
 		}
 		loc += delta;
 	}
-	if (c.bad)
-		goto bad;
-	return loc;
+	*locp = loc;
+	return c.bad ? -1 : 0;
 bad:
-	*bad = 1;
-	return 0;
+	*locp = loc;
+	return -1;
 }
 
 /* Parses the CIE at off; returns 0 with cie and its initial state filled, or -1. */
@@ -549,7 +570,7 @@ read_cie(const struct section *s, size_t off, struct cie *cie, struct state *ini
 	const char *aug;
 	size_t auglen;
 	uint8_t version;
-	int dummy = 0;
+	uint64_t loc = 0;
 
 	memset(cie, 0, sizeof(*cie));
 	if (len == 0xffffffff) {
@@ -574,8 +595,6 @@ read_cie(const struct section *s, size_t off, struct cie *cie, struct state *ini
 	if (auglen == (size_t)(c.end - c.p))
 		return -1;
 	c.p += auglen + 1;
-	if (strstr(aug, "eh") == aug)
-		skip(&c, 8);
 	if (version == 4) {
 		if (get_n(&c, 1) != 8)	/* address_size */
 			return -1;
@@ -628,15 +647,16 @@ read_cie(const struct section *s, size_t off, struct cie *cie, struct state *ini
 		return -1;
 	cie->insns = c.p;
 	cie->insns_end = c.end;
+	if (c.end - c.p > MAX_CIE_INSNS)
+		return -1;
 	/* The state every FDE starts from; an x86-64 CIE says where the return address is. */
 	memset(init, 0, sizeof(*init));
 	init->cfa_def = C_OTHER;
 	init->ra.kind = R_OTHER;
-	(void)run(s, cie, init, init, cie->insns, cie->insns_end, 0, 0, NULL, &dummy);
-	return dummy ? -1 : 0;
+	return run(s, cie, init, init, cie->insns, cie->insns_end, &loc, 0, NULL);
 }
 
-/* A one-entry cache of the last CIE: FDEs share a few CIEs and come after them. */
+/* The CIEs read, by offset, direct-mapped: FDEs share a few CIEs, each read once. */
 struct cie_cache {
 	size_t off;
 	int valid, ok;
@@ -645,13 +665,13 @@ struct cie_cache {
 };
 
 static void
-read_fde(const struct section *s, struct cursor *c, size_t cie_off, struct cie_cache *cc,
+read_fde(const struct section *s, struct cursor *c, size_t cie_off, struct cie_cache *cache,
     struct rows *rows)
 {
+	struct cie_cache *cc = &cache[(cie_off / 4) % CIE_CACHE];
 	struct state st;
 	uint64_t begin, range, loc;
 	struct profil_unwind_row row;
-	int bad = 0;
 
 	if (!cc->valid || cc->off != cie_off) {
 		cc->valid = 1;
@@ -664,19 +684,19 @@ read_fde(const struct section *s, struct cursor *c, size_t cie_off, struct cie_c
 	range = pointer(c, s, s->eh ? (cc->cie.fde_enc & 0x0f) : 0);
 	if (cc->cie.aug_z)
 		skip(c, uleb(c));
-	if (c->bad || range == 0 || begin + range < begin)
+	/* .debug_frame keeps entries of functions the linker dropped, at address 0. */
+	if (c->bad || range == 0 || begin + range < begin || (!s->eh && begin == 0))
 		return;
 	st = cc->init;
-	loc = run(s, &cc->cie, &cc->init, &st, c->p, c->end, begin, begin + range, rows, &bad);
-	if (!bad) {
+	loc = begin;
+	if (run(s, &cc->cie, &cc->init, &st, c->p, c->end, &loc, begin + range, rows) == 0) {
 		row_of(&st, &cc->cie, &row);
-		push(rows, loc, 1, &row);
 	} else {
-		/* What follows an instruction we cannot read has no known rule. */
+		/* From an instruction we cannot read on, no rule is known: a cut, not the last. */
 		memset(&row, 0, sizeof(row));
 		row.cfa = PROFIL_CFA_BAD;
-		push(rows, begin, 0, &row);
 	}
+	push(rows, loc, 1, &row);
 	memset(&row, 0, sizeof(row));
 	push(rows, begin + range, 0, &row);
 }
@@ -721,8 +741,14 @@ finish(struct rows *r, struct profil_unwind_table *out)
 
 		if (i + 1 < r->n && r->v[i + 1].addr == p->addr)
 			continue;
-		if (p->addr - base > UINT32_MAX)
+		if (p->addr - base > UINT32_MAX) {
+			/* Code beyond 4 GiB of the first: no rules, rather than the last one's. */
+			if (n > 0 && v[n - 1].cfa != PROFIL_CFA_NONE && v[n - 1].addr < UINT32_MAX) {
+				memset(&v[n], 0, sizeof(v[n]));
+				v[n++].addr = UINT32_MAX;
+			}
 			break;
+		}
 		if (n > 0 && row_same(&v[n - 1], &p->row))
 			continue;
 		v[n] = p->row;
@@ -741,10 +767,12 @@ profil_cfi_rows(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
 {
 	const struct section s = { data, len, vaddr, eh };
 	struct rows rows = { 0 };
-	struct cie_cache cc = { 0 };
+	struct cie_cache *cc = calloc(CIE_CACHE, sizeof(*cc));
 	size_t off = 0;
 	int err;
 
+	if (cc == NULL)
+		return -ENOMEM;
 	while (len - off >= 4) {
 		struct cursor c = { data + off, data + len, 0 };
 		uint64_t elen = get_n(&c, 4), id;
@@ -771,9 +799,9 @@ profil_cfi_rows(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
 			if (id != cie_mark) {
 				/* .eh_frame: back from the id field; .debug_frame: from the start. */
 				if (!eh)
-					read_fde(&s, &c, (size_t)(id < len ? id : len), &cc, &rows);
+					read_fde(&s, &c, (size_t)(id < len ? id : len), cc, &rows);
 				else if (id <= id_off)
-					read_fde(&s, &c, id_off - (size_t)id, &cc, &rows);
+					read_fde(&s, &c, id_off - (size_t)id, cc, &rows);
 			}
 		}
 		if (rows.err)
@@ -784,5 +812,6 @@ profil_cfi_rows(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
 	if (err == 0)
 		err = finish(&rows, out);
 	free(rows.v);
+	free(cc);
 	return err;
 }

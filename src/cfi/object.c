@@ -188,6 +188,7 @@ load(struct profil_cfi_object *o, const struct source *src)
 			o->loads[o->nloads].offset = ph[i].p_offset;
 			o->loads[o->nloads].vaddr = ph[i].p_vaddr;
 			o->loads[o->nloads].filesz = ph[i].p_filesz;
+			o->loads[o->nloads].flags = ph[i].p_flags;
 			o->nloads++;
 		} else if (ph[i].p_type == PT_GNU_EH_FRAME) {
 			ehdr_seg = &ph[i];
@@ -273,14 +274,22 @@ int
 profil_cfi_object_bias(const struct profil_cfi_object *o, uint64_t start, uint64_t pgoff,
     uint64_t *bias)
 {
-	/* The segment the mapping's first byte is in; mappings start page-aligned before it. */
-	for (size_t i = 0; i < o->nloads; i++) {
-		const struct profil_cfi_load *l = &o->loads[i];
-		uint64_t page = l->offset & ~UINT64_C(4095);
+	/*
+	 * The segment the mapping's first byte is in; mappings start page-aligned before it.
+	 * lld puts a read-only segment and the executable one in the same page at different
+	 * addresses: the executable one is what an executable mapping maps.
+	 */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < o->nloads; i++) {
+			const struct profil_cfi_load *l = &o->loads[i];
+			uint64_t page = l->offset & ~UINT64_C(4095);
 
-		if (pgoff >= page && pgoff < l->offset + l->filesz) {
-			*bias = start - pgoff + l->offset - l->vaddr;
-			return 0;
+			if (pass == 0 && !(l->flags & PF_X))
+				continue;
+			if (pgoff >= page && pgoff < l->offset + l->filesz) {
+				*bias = start - pgoff + l->offset - l->vaddr;
+				return 0;
+			}
 		}
 	}
 	return -ENOENT;

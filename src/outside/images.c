@@ -180,6 +180,14 @@ thread_alive(struct profil_outside_image *im, uint32_t tid, int alive)
 	if (t == NULL || t->alive == alive)
 		return;
 	t->alive = alive;
+	/* --wall: what was known of its waits goes with it (its tid may come back). */
+	if (!alive) {
+		free(t->wall_pcs);
+		t->wall_pcs = NULL;
+		if (t->wall_fd >= 0)
+			close(t->wall_fd);
+		t->wall_fd = -1;
+	}
 	im->live_threads += alive ? 1 : -1;
 }
 
@@ -714,6 +722,11 @@ sample_walk(struct profil_outside *s, struct profil_outside_image *im, uint64_t 
 	memcpy(&abi, p, 8);
 	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
 		return 1;
+	/* A 32-bit program: its objects and frames are not what the tables describe. */
+	if (abi != PERF_SAMPLE_REGS_ABI_64) {
+		pcs[1] = PROFIL_PC_CUT_RULE;
+		return 2;
+	}
 	if (n < 8 + 3 * 8 + 8)
 		return 1;
 	memcpy(&regs.fp, p + 8, 8);

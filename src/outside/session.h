@@ -127,7 +127,7 @@ struct profil_outside {
 	int root_execed;		/* its first exec was seen */
 
 	struct profil_strtab objkeys;	/* "build-id/path" of each object tried */
-	struct profil_outside_object *objects;	/* by row of objkeys */
+	struct profil_outside_object **objects;	/* by row of objkeys; NULL: none */
 	size_t objcap;
 
 	uint64_t processes_written;	/* the image count in the last file written */

@@ -32,7 +32,10 @@ vdso_load(struct profil_cfi_object *o)
 	return profil_cfi_object_load_image(o, img, len);
 }
 
-/* The object of a mapping, loaded on first use: its row in s->objects, or -errno. */
+/*
+ * The object of a mapping, loaded on first use: its row in s->objects, or -errno.  Each object
+ * is allocated apart, so that the modules of every image can keep pointing at its table.
+ */
 static ssize_t
 object_of(struct profil_outside *s, const struct profil_file_mapping *m)
 {
@@ -49,20 +52,22 @@ object_of(struct profil_outside *s, const struct profil_file_mapping *m)
 		return row;
 	if ((size_t)row >= s->objcap) {
 		size_t cap = s->objcap ? s->objcap * 2 : 64;
-		struct profil_outside_object *p;
+		struct profil_outside_object **p;
 
 		while (cap <= (size_t)row)
 			cap *= 2;
 		p = realloc(s->objects, cap * sizeof(*p));
 		if (p == NULL)
 			return -ENOMEM;	/* the key stays: the object is not tried again */
-		/* Rows of keys whose object could not be kept stay zero: not ok. */
+		/* Rows of keys whose object could not be made stay NULL: unreadable. */
 		memset(p + s->objcap, 0, (cap - s->objcap) * sizeof(*p));
 		s->objects = p;
 		s->objcap = cap;
 	}
-	o = &s->objects[row];
-	memset(o, 0, sizeof(*o));
+	o = calloc(1, sizeof(*o));
+	if (o == NULL)
+		return -ENOMEM;
+	s->objects[row] = o;
 	if (strcmp(m->path, "[vdso]") == 0) {
 		err = vdso_load(&o->cfi);
 	} else {
@@ -109,6 +114,7 @@ space_build(struct profil_outside *s, struct profil_outside_image *im)
 	for (size_t i = 0; i < im->nmaps; i++) {
 		const struct profil_outside_map *m = &im->maps[i];
 		struct profil_unwind_module *mod = &im->mods[n];
+		const struct profil_outside_object *obj;
 		ssize_t row;
 
 		if (!m->live)
@@ -117,11 +123,14 @@ space_build(struct profil_outside *s, struct profil_outside_image *im)
 		mod->end = m->m.end;
 		mod->bias = 0;
 		mod->table = NULL;
+		mod->cut = 0;
 		row = object_of(s, &m->m);
-		if (row >= 0 && (size_t)row < s->objcap && s->objects[row].ok &&
-		    profil_cfi_object_bias(&s->objects[row].cfi, m->m.start, m->m.offset,
-		    &mod->bias) == 0)
-			mod->table = &s->objects[row].cfi.table;
+		obj = row >= 0 && (size_t)row < s->objcap ? s->objects[row] : NULL;
+		if (obj != NULL && obj->ok && profil_cfi_object_bias(&obj->cfi, m->m.start,
+		    m->m.offset, &mod->bias) == 0)
+			mod->table = &obj->cfi.table;
+		else if (m->m.path[0] == '/')
+			mod->cut = 1;	/* code of a file we could not read: its rules unknown */
 		n++;
 	}
 	qsort(im->mods, n, sizeof(*im->mods), module_cmp);
@@ -173,7 +182,12 @@ fp_search(const struct profil_unwind_space *space, const struct profil_unwind_re
 
 		memcpy(&saved, mem->data + (a - mem->lo), 8);
 		memcpy(&ret, mem->data + (a + 8 - mem->lo), 8);
-		if ((saved != 0 && saved <= a) || !in_code(space, ret))
+		/*
+		 * A frame record: the caller's fp above it (or 0, or anything from a caller
+		 * without frame pointers, which the tables then walk), the return address into
+		 * code.  Only a walk that then reaches the outermost frame is taken.
+		 */
+		if ((saved != 0 && saved <= a && saved >= mem->lo) || !in_code(space, ret))
 			continue;
 		tried++;
 		r.fp = a;
@@ -226,9 +240,11 @@ profil_outside_unwind(struct profil_outside *s, struct profil_outside_image *im,
 void
 profil_outside_objects_free(struct profil_outside *s)
 {
-	for (size_t i = 0; i < s->objkeys.n && i < s->objcap; i++)
-		if (s->objects[i].ok)
-			profil_cfi_object_release(&s->objects[i].cfi);
+	for (size_t i = 0; i < s->objkeys.n && i < s->objcap; i++) {
+		if (s->objects[i] != NULL && s->objects[i]->ok)
+			profil_cfi_object_release(&s->objects[i]->cfi);
+		free(s->objects[i]);
+	}
 	free(s->objects);
 	s->objects = NULL;
 	s->objcap = 0;

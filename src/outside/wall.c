@@ -36,8 +36,12 @@ thread_runs(pid_t pid, struct profil_outside_thread *t, uint64_t *runs)
 			return -1;
 	}
 	n = pread(t->wall_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
+	if (n <= 0) {
+		/* Gone, or its tid about to be another thread's: opened again if it lives. */
+		close(t->wall_fd);
+		t->wall_fd = -1;
 		return -1;
+	}
 	buf[n] = '\0';
 	if (sscanf(buf, "%llu %llu %llu", &a, &b, &c) != 3)
 		return -1;
@@ -73,7 +77,10 @@ thread_state(pid_t pid, uint32_t tid)
 	}
 }
 
-/* The system call the thread waits in, and its sp and pc; -1 when it runs again. */
+/*
+ * The system call the thread waits in, and its sp and pc: 0, -EAGAIN when it runs again, or
+ * -EACCES without ptrace access to it (the file, like its memory, needs it).
+ */
 static int
 thread_syscall(pid_t pid, uint32_t tid, long *nr, uint64_t *sp, uint64_t *pc)
 {
@@ -81,8 +88,10 @@ thread_syscall(pid_t pid, uint32_t tid, long *nr, uint64_t *sp, uint64_t *pc)
 	unsigned long long a[6], usp, upc;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%u/syscall", (int)pid, tid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "running", 7) == 0)
-		return -1;
+	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0)
+		return errno == EACCES || errno == EPERM ? -EACCES : -EAGAIN;
+	if (strncmp(buf, "running", 7) == 0)
+		return -EAGAIN;
 	if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", nr, &a[0], &a[1], &a[2],
 	    &a[3], &a[4], &a[5], &usp, &upc) == 9) {
 		*sp = usp;
@@ -95,7 +104,7 @@ thread_syscall(pid_t pid, uint32_t tid, long *nr, uint64_t *sp, uint64_t *pc)
 		*pc = upc;
 		return 0;
 	}
-	return -1;
+	return -EAGAIN;
 }
 
 /* The waiting stack of a thread, wait frame first, into t->wall_pcs; 0 or -1. */
@@ -110,9 +119,20 @@ wait_stack(struct profil_outside *s, struct profil_outside_image *im,
 	uint32_t depth = 1;
 	ssize_t n;
 	long nr;
-	int state = thread_state(im->pid, t->tid);
+	int state = thread_state(im->pid, t->tid), r;
+	uint64_t runs;
 
-	if (state < 0 || thread_syscall(im->pid, t->tid, &nr, &regs.sp, &regs.pc) < 0)
+	if (state < 0)
+		return -1;
+	r = thread_syscall(im->pid, t->tid, &nr, &regs.sp, &regs.pc);
+	if (r == -EACCES) {
+		/* It waits, but where is not ours to read: said at the end, and counted. */
+		s->stats.wall_unread++;
+		pcs[0] = PROFIL_PC_WAIT(state, PROFIL_WAIT_NO_SYSCALL);
+		pcs[depth++] = PROFIL_PC_CUT_STACK;
+		goto keep;
+	}
+	if (r < 0)
 		return -1;
 	pcs[0] = PROFIL_PC_WAIT(state, nr >= 0 && nr < PROFIL_WAIT_NO_SYSCALL ? (unsigned long)nr :
 	    PROFIL_WAIT_NO_SYSCALL);
@@ -127,8 +147,12 @@ wait_stack(struct profil_outside *s, struct profil_outside_image *im,
 		s->stats.wall_unread++;
 		n = 0;
 	}
+	/* Ran between the reads: the registers and the stack may be of two moments. */
+	if (thread_runs(im->pid, t, &runs) < 0 || runs != t->wall_runs)
+		return -1;
 	depth += (uint32_t)profil_outside_unwind(s, im, &regs, copy, (size_t)n, pcs + 1,
 	    s->opts.depth - 1);
+keep:
 	t->wall_pcs = malloc(depth * sizeof(*pcs));
 	if (t->wall_pcs == NULL)
 		return -1;
@@ -145,7 +169,8 @@ wall_thread(struct profil_outside *s, struct profil_outside_image *im,
 
 	if (thread_runs(im->pid, t, &runs) < 0)
 		return;
-	if (t->wall_pcs == NULL || runs != t->wall_runs) {
+	/* A kernel without schedstats prints zeros: no wait can be known to go on. */
+	if (t->wall_pcs == NULL || runs != t->wall_runs || runs == 0) {
 		free(t->wall_pcs);
 		t->wall_pcs = NULL;
 		t->wall_runs = runs;

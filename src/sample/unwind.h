@@ -56,12 +56,15 @@ struct profil_unwind_table {
 
 /*
  * A mapping of code: run-time addresses [start, end) are the object's image addresses plus
- * bias.  table NULL: code without tables (JIT code, an unreadable object): frame pointers.
+ * bias.  table NULL: code without tables (JIT code), walked by frame pointers; or, with cut
+ * set, code of an object whose tables could not be read (a deleted or replaced file): a walk
+ * stops there, as frame pointers would give wrong parents in code built without them.
  */
 struct profil_unwind_module {
 	uint64_t start, end;
 	uint64_t bias;
 	const struct profil_unwind_table *table;
+	int cut;
 };
 
 /* The modules of a process, sorted by start and disjoint. */

@@ -90,6 +90,8 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 	*done = 0;
 	if (mod != NULL && mod->table != NULL)
 		row = profil_unwind_row_find(mod->table, at - mod->bias);
+	if (mod != NULL && mod->cut)
+		return PROFIL_UNWIND_NORULE;
 	switch (row != NULL ? row->cfa : PROFIL_CFA_NONE) {
 	case PROFIL_CFA_NONE:
 		/* No tables: code built with frame pointers (JIT code, Go) chains them. */
@@ -130,10 +132,9 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 		    mem_read(mem, w->sp + UC_RSP, &cfa) < 0 ||
 		    mem_read(mem, w->sp + UC_RBP, &fp) < 0)
 			return PROFIL_UNWIND_SHORT;
-		if (ra == 0) {
-			*done = 1;
-			return PROFIL_UNWIND_COMPLETE;
-		}
+		/* A jump to 0 faulted: the frame it came from is unknown. */
+		if (ra == 0)
+			return PROFIL_UNWIND_NORULE;
 		w->pc = ra;
 		w->sp = cfa;
 		w->fp = fp;
