@@ -37,8 +37,9 @@ vdso_load(struct profil_cfi_object *o)
  * is allocated apart, so that the modules of every image can keep pointing at its table.
  */
 static ssize_t
-object_of(struct profil_outside *s, const struct profil_file_mapping *m)
+object_of(struct profil_outside *s, pid_t pid, const struct profil_file_mapping *m)
 {
+	char mf[96];
 	char key[2 * PROFIL_FORMAT_MAX_BUILD_ID + PROFIL_FORMAT_MAX_PATH + 2], *k = key;
 	struct profil_outside_object *o;
 	ssize_t row;
@@ -71,7 +72,15 @@ object_of(struct profil_outside *s, const struct profil_file_mapping *m)
 	if (strcmp(m->path, "[vdso]") == 0) {
 		err = vdso_load(&o->cfi);
 	} else {
-		fd = profil_file_open_regular(m->path, NULL);
+		/*
+		 * The process's own view of the file first (root only): a library deleted by an
+		 * upgrade, or one in another mount namespace, is still the one it maps.
+		 */
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		    (unsigned long long)m->start, (unsigned long long)m->end);
+		fd = profil_file_open_regular(mf, NULL);
+		if (fd < 0)
+			fd = profil_file_open_regular(m->path, NULL);
 		if (fd < 0)
 			return row;
 		err = profil_cfi_object_load(&o->cfi, fd);
@@ -124,7 +133,7 @@ space_build(struct profil_outside *s, struct profil_outside_image *im)
 		mod->bias = 0;
 		mod->table = NULL;
 		mod->cut = 0;
-		row = object_of(s, &m->m);
+		row = object_of(s, im->pid, &m->m);
 		obj = row >= 0 && (size_t)row < s->objcap ? s->objects[row] : NULL;
 		if (obj != NULL && obj->ok && profil_cfi_object_bias(&obj->cfi, m->m.start,
 		    m->m.offset, &mod->bias) == 0)
