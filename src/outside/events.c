@@ -509,8 +509,8 @@ rec_cmp(const void *a, const void *b)
 void
 profil_outside_read(struct profil_outside *s, int final)
 {
-	uint64_t now = profil_outside_monotonic_ns(), limit = s->last_read;
-	size_t i, done, keep = 0, arena = 0;
+	uint64_t now = profil_outside_monotonic_ns(), limit = s->last_read, drained = now;
+	size_t i, done, keep = 0, arena = 0, sorted;
 
 	for (i = 0; i < s->nrings; i++)
 		ring_read(s, &s->rings[i]);
@@ -518,12 +518,24 @@ profil_outside_read(struct profil_outside *s, int final)
 	if (s->nqueue == 0)
 		return;
 	qsort(s->queue, s->nqueue, sizeof(*s->queue), rec_cmp);
-	for (done = 0; done < s->nqueue; done++) {
+	sorted = s->nqueue;
+	for (done = 0; done < sorted; done++) {
 		const struct profil_outside_rec *q = &s->queue[done];
 
 		if (!final && q->time >= limit)
 			break;
 		profil_outside_apply(s, s->arena + q->off, q->len);
+		/*
+		 * Applying can take long (an object's unwind tables are built at its first
+		 * sample): the rings are drained meanwhile, so that they never fill.  What comes
+		 * in is newer than the limit, and waits, unsorted, for the next read.
+		 */
+		if (!final && (done & 63) == 63 &&
+		    profil_outside_monotonic_ns() - drained > 20 * 1000 * 1000) {
+			for (i = 0; i < s->nrings; i++)
+				ring_read(s, &s->rings[i]);
+			drained = profil_outside_monotonic_ns();
+		}
 	}
 	/* What waits moves to the front of the arena, in its new order. */
 	if (done < s->nqueue) {
