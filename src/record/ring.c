@@ -1,6 +1,7 @@
 /*
  * The perf ring-buffer clock: one task-clock event per thread whose samples (IP, TID and, with
- * -g, the kernel's walk of the user call chain) the kernel writes into a ring buffer mapped
+ * -g, the kernel's walk of the user call chain by frame pointers, or with --call-graph cfi the
+ * user registers and a copy of the top of the stack, walked here by the unwind tables) the kernel writes into a ring buffer mapped
  * here, with wakeups off.  No signal reaches the program: the cost per sample is the timer
  * interrupt and the kernel's write, as for `perf record`.  The flusher thread drains the rings
  * into the aggregation table every few milliseconds, off the program's threads.
@@ -18,8 +19,18 @@
 
 #include "record.h"
 
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+/* What the walk by unwind tables starts from, in this order: bp, sp, ip (walk_copy). */
+#define REGS_USER	(1u << PERF_REG_X86_BP | 1u << PERF_REG_X86_SP | 1u << PERF_REG_X86_IP)
+#else
+#define REGS_USER	0	/* the walk by unwind tables is x86-64's: never asked for */
+#endif
+
 #define MAX_RINGS	4096
-#define RECORD_MAX	4096		/* bytes of one sample record we copy out */
+/* Bytes of the stack the kernel copies with each sample, for the walk by unwind tables. */
+#define STACK_COPY	8192
+#define RECORD_MAX	(STACK_COPY + 256)	/* bytes of one sample record we copy out */
 
 struct ring {
 	pid_t tid;			/* 0: free */
@@ -53,8 +64,15 @@ ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size
 	attr->size = sizeof(*attr);
 	attr->config = PERF_COUNT_SW_TASK_CLOCK;
 	attr->sample_period = 1000000000ULL / hz;
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-	    (stacks ? PERF_SAMPLE_CALLCHAIN : 0);
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	if (stacks && profil_rec.stacks.unwind != NULL) {
+		attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		attr->sample_regs_user = REGS_USER;
+		attr->sample_stack_user = STACK_COPY;
+	} else if (stacks) {
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr->sample_max_stack = 127;
+	}
 	/* perf_event_paranoid 2 allows user-space-only sampling of one's own threads. */
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
@@ -62,8 +80,6 @@ ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size
 	/* Wakeups off: nobody sleeps on these fds, the flusher polls on its own clock. */
 	attr->watermark = 1;
 	attr->wakeup_watermark = (uint32_t)size;
-	if (stacks)
-		attr->sample_max_stack = 127;
 	return 0;
 }
 
@@ -91,10 +107,12 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	if (ring_pages == 0) {
 		/*
 		 * Four drain periods of samples at this rate (about 32 bytes each flat, 512 with
-		 * a call chain), in a power of two of pages: small rings leave the locked-memory
+		 * a call chain, the stack copy and 96 with registers), in a power of two of pages: small rings leave the locked-memory
 		 * allowance of unprivileged users to many threads.
 		 */
-		size_t want = (size_t)hz * PROFIL_RECORD_DRAIN_MS * 4 / 1000 * (stacks ? 512 : 32);
+		size_t one = !stacks ? 32 : profil_rec.stacks.unwind != NULL ?
+		    STACK_COPY + 96 : 512;
+		size_t want = (size_t)hz * PROFIL_RECORD_DRAIN_MS * 4 / 1000 * one;
 
 		for (ring_pages = stacks ? 4 : 2; ring_pages * (size_t)page < want &&
 		    ring_pages < 256; ring_pages *= 2)
@@ -144,6 +162,41 @@ copy_out(const struct ring *r, uint64_t from, void *dst, size_t n)
 	memcpy((uint8_t *)dst + first, r->data, n - first);
 }
 
+/*
+ * The walk by unwind tables of a sample's registers and stack copy: rec[2..] holds the
+ * registers' ABI, bp, sp, ip, the copy's size, the copy and the size the kernel filled.  The
+ * current space is safe to read without entering its slot: spaces are freed with the recorder
+ * lock held, as it is here.
+ */
+static size_t
+walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
+{
+	const struct profil_unwind_shared *u = profil_rec.stacks.unwind;
+	const struct profil_unwind_space *space;
+	struct profil_unwind_space none = { NULL, 0 };
+	struct profil_unwind_regs regs;
+	struct profil_unwind_memory mem;
+	enum profil_unwind_end end;
+	uint64_t size, dyn;
+
+	if (words < 8 || rec[2] == PERF_SAMPLE_REGS_ABI_NONE)
+		return 0;
+	regs.fp = rec[3];
+	regs.sp = rec[4];
+	regs.pc = rec[5];
+	size = rec[6];
+	if (size % 8 != 0 || size / 8 > words - 7)
+		return 0;
+	dyn = size > 0 && size / 8 < words - 7 ? rec[7 + size / 8] : 0;
+	mem.lo = regs.sp;
+	mem.hi = regs.sp + (dyn < size ? dyn : size);
+	mem.data = (const uint8_t *)(rec + 7);
+	if (mem.hi < mem.lo)
+		mem.hi = mem.lo;
+	space = atomic_load(&u->slots[atomic_load(&u->cur) % PROFIL_UNWIND_SLOTS].space);
+	return profil_unwind_cfi(space != NULL ? space : &none, &regs, &mem, pcs, max, &end);
+}
+
 static void
 take_sample(const uint64_t *rec, size_t words, int stacks)
 {
@@ -157,7 +210,9 @@ take_sample(const uint64_t *rec, size_t words, int stacks)
 		return;
 	ip = rec[0];
 	tid = (uint32_t)(rec[1] >> 32);
-	if (stacks && words >= 3) {
+	if (stacks && profil_rec.stacks.unwind != NULL) {
+		depth = walk_copy(rec, words, pcs, profil_rec.depth);
+	} else if (stacks && words >= 3) {
 		nr = rec[2];
 		if (nr > words - 3)
 			nr = words - 3;
