@@ -28,8 +28,13 @@
 #endif
 
 #define MAX_RINGS	4096
-/* Bytes of the stack the kernel copies with each sample, for the walk by unwind tables. */
+/*
+ * Bytes of the stack the kernel copies with each sample, for the walk by unwind tables: at most
+ * STACK_COPY, less in rings too small for two drain periods of such samples (copy_for).
+ */
 #define STACK_COPY	8192
+#define MIN_COPY	512
+#define REGS_BYTES	96	/* the rest of a sample with registers: header, ip, tid, ... */
 #define RECORD_MAX	(STACK_COPY + 256)	/* bytes of one sample record we copy out */
 
 struct ring {
@@ -56,6 +61,19 @@ profil_ring_init(long pagesize)
 
 struct profil_ring_stats profil_ring_stats;
 
+/* The stack copy that a ring of size bytes holds two drain periods of, at hz. */
+static size_t
+copy_for(size_t size, unsigned int hz)
+{
+	size_t n = (size_t)hz * PROFIL_RECORD_DRAIN_MS * 2 / 1000, per;
+
+	per = size / (n > 0 ? n : 1);
+	if (per < REGS_BYTES + MIN_COPY)
+		return MIN_COPY;
+	per = (per - REGS_BYTES) & ~(size_t)7;
+	return per < STACK_COPY ? per : STACK_COPY;
+}
+
 static int
 ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size)
 {
@@ -68,7 +86,7 @@ ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size
 	if (stacks && profil_rec.stacks.unwind != NULL) {
 		attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		attr->sample_regs_user = REGS_USER;
-		attr->sample_stack_user = STACK_COPY;
+		attr->sample_stack_user = (uint32_t)copy_for(size, hz);
 	} else if (stacks) {
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		attr->sample_max_stack = 127;
@@ -94,7 +112,7 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	struct ring *r = NULL;
 	size_t i, size;
 	void *m;
-	int fd;
+	int fd, cfi = stacks && profil_rec.stacks.unwind != NULL;
 
 	for (i = 0; i < MAX_RINGS; i++) {
 		if (rings[i].tid == tid)
@@ -107,38 +125,47 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	if (ring_pages == 0) {
 		/*
 		 * Four drain periods of samples at this rate (about 32 bytes each flat, 512 with
-		 * a call chain, the stack copy and 96 with registers), in a power of two of pages: small rings leave the locked-memory
-		 * allowance of unprivileged users to many threads.
+		 * a call chain), in a power of two of pages: small rings leave the locked-memory
+		 * allowance of unprivileged users to many threads.  Stack copies: two periods,
+		 * in at most 32 pages, so that 64 threads of an unprivileged user still fit.
 		 */
-		size_t one = !stacks ? 32 : profil_rec.stacks.unwind != NULL ?
-		    STACK_COPY + 96 : 512;
-		size_t want = (size_t)hz * PROFIL_RECORD_DRAIN_MS * 4 / 1000 * one;
+		size_t one = !stacks ? 32 : cfi ? STACK_COPY + REGS_BYTES : 512;
+		size_t want = (size_t)hz * PROFIL_RECORD_DRAIN_MS * (cfi ? 2 : 4) / 1000 * one;
 
 		for (ring_pages = stacks ? 4 : 2; ring_pages * (size_t)page < want &&
-		    ring_pages < 256; ring_pages *= 2)
+		    ring_pages < (cfi ? 32u : 256u); ring_pages *= 2)
 			;
 	}
 	size = ring_pages * (size_t)page;
-	ring_attr(&attr, hz, stacks, size);
-	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/*
-	 * Unprivileged, ring pages count against perf_event_mlock_kb and then RLIMIT_MEMLOCK:
-	 * with many threads, smaller rings (drained as often) beat unsampled threads.
-	 */
 	for (;;) {
-		m = mmap(NULL, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (m != MAP_FAILED || (errno != EPERM && errno != ENOMEM) ||
-		    size == (size_t)page)
-			break;
-		size /= 2;
-	}
-	if (m == MAP_FAILED) {
-		int e = -errno;
+		ring_attr(&attr, hz, stacks, size);
+		fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		/*
+		 * Unprivileged, ring pages count against perf_event_mlock_kb and then
+		 * RLIMIT_MEMLOCK: with many threads, smaller rings (drained as often) beat
+		 * unsampled threads.
+		 */
+		for (;;) {
+			m = mmap(NULL, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    0);
+			if (m != MAP_FAILED || (errno != EPERM && errno != ENOMEM) ||
+			    size == (size_t)page)
+				break;
+			size /= 2;
+		}
+		if (m == MAP_FAILED) {
+			int e = -errno;
 
+			close(fd);
+			return e;
+		}
+		/* A smaller ring than asked for: a smaller stack copy, so that samples fit. */
+		if (!cfi || copy_for(size, hz) == attr.sample_stack_user)
+			break;
+		munmap(m, size + (size_t)page);
 		close(fd);
-		return e;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &r->id) != 0)
 		r->id = 0;
