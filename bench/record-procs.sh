@@ -11,23 +11,10 @@
 # to the unprofiled run; for the loop, samples and the dynamic loader's share (where the
 # time of short processes goes); and the time of `profil report` on profil's files against
 # `perf report --stdio` on perf's file of the same loop.
-set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=$(cd "${B:-$ROOT/build}" && pwd) || exit 1
-CC=${CC:-cc}
+. "$(dirname "$0")/lib.sh"
 RUNS=${BENCH_RUNS:-5}
-PROFIL=$B/profil
-W=$B/bench/record
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/profil-bench-procs.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 1
-mkdir -p "$W"
-for p in cputime:record-cputime pingpong:record-pingpong; do
-	bin=$W/${p%%:*} src=$ROOT/bench/${p#*:}.c
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-		$CC -O2 -pthread -o "$bin" "$src" || { echo "record-procs.sh: cannot build" >&2; exit 1; }
-	fi
-done
+bench_scratch procs
+bench_helpers cputime:record-cputime pingpong:record-pingpong
 TOOLS="profil inside"
 command -v perf > /dev/null && perf record -q -o "$TMP/probe.data" -e cpu-clock:u true \
 	> /dev/null 2>&1 && TOOLS="$TOOLS perf"
@@ -75,14 +62,7 @@ echo
 echo "$RUNS runs each, interleaved, medians; CPU includes the profiler's own process; load"
 echo "average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
-awk '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$MEDIAN"'
 {
 	k = $1 " " $2
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }

@@ -21,18 +21,11 @@
 #
 # Runs standalone after `make` (it builds its workload from tests/record/ with $CC if needed);
 # rows whose tool is missing are skipped.  Environment: B, CC, BENCH_RUNS, BENCH_RECORD_SECONDS.
-set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=$(cd "${B:-$ROOT/build}" && pwd) || exit 1
-CC=${CC:-cc}
+. "$(dirname "$0")/lib.sh"
 RUNS=${BENCH_RUNS:-3}
 SECS=${BENCH_RECORD_SECONDS:-1}
-PROFIL=$B/profil
 GPERF=$(ls /usr/lib/*/libprofiler.so.0 2>/dev/null | head -n 1)
-W=$B/bench/record
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/profil-bench-record.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 1
+bench_scratch record
 
 if [ ! -x "$PROFIL" ] || [ ! -f "$B/libprofil-record.so" ]; then
 	echo "record.sh: missing $PROFIL or $B/libprofil-record.so (run: make B=$B)" >&2
@@ -48,10 +41,7 @@ if [ ! -x "$W/split" ] || [ "$ROOT/tests/record/split.c" -nt "$W/split" ]; then
 		-L"$W" -Wl,-rpath,"$W" -lsplit -ldl ||
 		{ echo "record.sh: cannot build" >&2; exit 1; }
 fi
-if [ ! -x "$W/cputime" ] || [ "$ROOT/bench/record-cputime.c" -nt "$W/cputime" ]; then
-	$CC -O2 -o "$W/cputime" "$ROOT/bench/record-cputime.c" ||
-		{ echo "record.sh: cannot build" >&2; exit 1; }
-fi
+bench_helpers cputime:record-cputime
 
 # timed OUT CMD...: runs CMD; OUT.time gets "wall_us cpu_us" of the whole tree.
 timed() {
@@ -135,14 +125,7 @@ echo
 echo "$RUNS runs of $BLOCKS blocks (about $SECS s of CPU) each, medians; CPU includes the"
 echo "profiler's own process; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
-awk '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$MEDIAN"'
 {
 	key = $1 " " $2
 	if (!(key in seen)) { seen[key] = 1; order[++nk] = key }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/run.sh - what `make bench` runs: every bench/*.sh but itself (profil.sh, and gmon.sh,
+# bench/run.sh - what `make bench` runs: every bench/*.sh but itself and lib.sh (profil.sh, and gmon.sh,
 # record.sh and the like when they exist), after a header with the machine's facts, since
 # figures mean nothing without them.  Benchmarks print figures; they do not pass or fail on
 # them.  A script that cannot run is reported and the others still run; the exit status is
@@ -22,7 +22,7 @@ status=0
 ran=0
 for s in "$ROOT"/bench/*.sh; do
 	[ -f "$s" ] || continue
-	[ "$(basename "$s")" = run.sh ] && continue
+	case $(basename "$s") in run.sh|lib.sh) continue ;; esac
 	echo
 	if ! sh "$s"; then
 		echo "bench: $(basename "$s") failed" >&2

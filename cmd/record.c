@@ -43,6 +43,7 @@ struct record_opts {
 	int stacks;
 	int frame_pointers;		/* --call-graph fp */
 	unsigned int stack_copy;	/* --call-graph cfi,SIZE; 0: the default */
+	int wall;			/* --wall */
 	const char *dir;		/* as given, or NULL */
 	int noexec;
 	const char *clock;		/* as given, or NULL (auto) */
@@ -62,6 +63,8 @@ usage(FILE *f)
 	    "                  each object: complete stacks, frame pointers or not), or\n"
 	    "                  fp (frame pointers); cfi,SIZE copies SIZE bytes of each\n"
 	    "                  sampled stack (default 16384, at most 65000)\n"
+	    "  --wall          also sample threads while they wait (sleep, I/O, locks), on\n"
+	    "                  wall-clock time, with their stacks (default -F 100)\n"
 	    "  -o, --output DIR  where the profiles go (default ./profil.out/)\n"
 	    "  -p, --pid PIDS  attach to running processes until they exit or SIGINT\n"
 	    "  -x, --no-exec   do not record the programs COMMAND's processes exec\n"
@@ -375,6 +378,19 @@ outside_report(struct profil_outside *s, const char *dir)
 	if (st.throttled > 0)
 		profil_cmd_error("the kernel throttled sampling (kernel.perf_event_max_sample_rate)",
 		    dir);
+	if (st.wall_unread > 0) {
+		snprintf(what, sizeof(what), "%llu stacks of waiting threads could not be read: "
+		    "--wall needs ptrace access to the processes (same user, or CAP_SYS_PTRACE)",
+		    (unsigned long long)st.wall_unread);
+		profil_cmd_error(what, dir);
+	}
+	/* A few stacks deeper than the copy are expected; more say the copy is too small. */
+	if (st.cut_short > 0 && st.cut_short * 100 >= st.stacks) {
+		snprintf(what, sizeof(what), "%llu of %llu stacks cut where the copy of the stack "
+		    "ended (--call-graph cfi,SIZE copies more)", (unsigned long long)st.cut_short,
+		    (unsigned long long)st.stacks);
+		profil_cmd_error(what, dir);
+	}
 	if (st.write_error != 0) {
 		snprintf(what, sizeof(what), "cannot write profile (%s)", strerror(st.write_error));
 		profil_cmd_error(what, st.write_error_path);
@@ -410,23 +426,39 @@ signals_take(sigset_t *blocked, sigset_t *old, int forward_only)
 	}
 }
 
+static uint64_t
+monotonic_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec;
+}
+
 /*
  * Waits for the rings, the processes' pidfds and our signals, reading the rings as they fill
- * and at least every 100 ms, and writing running images about once a second.  Returns when
- * done() says so.
+ * and at least every 100 ms, and writing running images about once a second.  With wall_ns,
+ * the waiting threads are sampled every wall_ns (late ticks count the periods they missed).
+ * Returns when done() says so.
  */
 static void
 outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const sigset_t *wait_mask,
-    int (*done)(void *arg), void *arg)
+    uint64_t wall_ns, int (*done)(void *arg), void *arg)
 {
 	struct pollfd fds[512 + 64];
-	uint64_t last_snapshot = 0;
+	uint64_t last_snapshot = 0, next_wall = monotonic_ns() + wall_ns;
 
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		size_t n = profil_outside_pollfds(s, fds, 512), i;
-		struct timespec now;
-		uint64_t ms;
+		uint64_t ms, now = monotonic_ns();
+
+		if (wall_ns > 0) {
+			uint64_t wait = next_wall > now ? next_wall - now : 0;
+
+			if (wait < 100 * 1000 * 1000)
+				ts.tv_nsec = (long)wait;
+		}
 
 		for (i = 0; i < npidfds && n < sizeof(fds) / sizeof(fds[0]); i++) {
 			fds[n].fd = pidfds[i];
@@ -437,8 +469,14 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 		profil_outside_read(s, 0);
 		if (done(arg))
 			return;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+		now = monotonic_ns();
+		if (wall_ns > 0 && now >= next_wall) {
+			uint64_t periods = 1 + (now - next_wall) / wall_ns;
+
+			profil_outside_wall_tick(s, periods);
+			next_wall += periods * wall_ns;
+		}
+		ms = now / 1000000;
 		if (ms - last_snapshot >= 1000) {
 			if (last_snapshot != 0)
 				profil_outside_snapshot(s);
@@ -484,6 +522,7 @@ record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
 	so.depth = o->stacks ? 128 : 1;
 	so.frame_pointers = o->frame_pointers;
 	so.stack_copy = o->stack_copy;
+	so.wall = o->wall;
 	so.follow_exec = !o->noexec;
 	so.dirfd = dirfd;
 	if (profil_outside_new(&so, &s) < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
@@ -541,7 +580,8 @@ record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
 		kill(w.pid, SIGKILL);
 	}
 	close(pipefd[1]);
-	outside_loop(s, &pidfd, pidfd >= 0 ? 1 : 0, &old, command_done, &w);
+	outside_loop(s, &pidfd, pidfd >= 0 ? 1 : 0, &old, o->wall ? 1000000000 / o->hzv : 0,
+	    command_done, &w);
 	if (pidfd >= 0)
 		close(pidfd);
 	profil_outside_finish(s);
@@ -635,6 +675,7 @@ record_attach(const struct record_opts *o, int dirfd)
 	so.depth = o->stacks ? 128 : 1;
 	so.frame_pointers = o->frame_pointers;
 	so.stack_copy = o->stack_copy;
+	so.wall = o->wall;
 	so.follow_exec = 1;
 	so.dirfd = dirfd;
 	if (profil_outside_new(&so, &s) < 0) {
@@ -669,7 +710,8 @@ record_attach(const struct record_opts *o, int dirfd)
 		for (i = 0; i < n; i++)
 			if (pidfds[i] >= 0)
 				live[nlive++] = pidfds[i];
-		outside_loop(s, live, nlive, &old, attach_done, &w);
+		outside_loop(s, live, nlive, &old, o->wall ? 1000000000 / o->hzv : 0, attach_done,
+		    &w);
 	}
 	for (i = 0; i < n; i++)
 		if (pidfds[i] >= 0)
@@ -727,10 +769,11 @@ profil_cmd_record(int argc, char **argv)
 		{ "no-exec", no_argument, NULL, 'x' },
 		{ "clock", required_argument, NULL, 'c' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "wall", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct record_opts o = { NULL, 1000, 0, 0, 0, NULL, 0, NULL, NULL };
+	struct record_opts o = { NULL, 1000, 0, 0, 0, 0, NULL, 0, NULL, NULL };
 	char prog[PATH_MAX];
 	int c, dirfd, r, refused = 0, outside;
 
@@ -775,6 +818,9 @@ profil_cmd_record(int argc, char **argv)
 			}
 			o.clock = optarg;
 			break;
+		case 'W':
+			o.wall = 1;
+			break;
 		case 'h':
 			return usage(stdout);
 		default:
@@ -795,6 +841,17 @@ profil_cmd_record(int argc, char **argv)
 		profil_cmd_error("-p records from outside: it takes no inside clock", o.clock);
 		return 2;
 	}
+	if (o.wall) {
+		if (!outside) {
+			profil_cmd_error("--wall records from outside: it takes no inside clock",
+			    o.clock);
+			return 2;
+		}
+		/* A waiting thread's sample is its stack: --wall records them. */
+		o.stacks = 1;
+		if (o.hz == NULL)
+			o.hzv = 100;
+	}
 	if (outside) {
 		r = profil_outside_probe();
 		if (r < 0 && (o.pids != NULL || (o.clock != NULL &&
@@ -803,6 +860,14 @@ profil_cmd_record(int argc, char **argv)
 
 			snprintf(what, sizeof(what), "perf events refused (%s)", strerror(-r));
 			profil_cmd_error(what, o.pids != NULL ? o.pids : argv[optind]);
+			return 1;
+		}
+		if (r < 0 && o.wall) {
+			char what[200];
+
+			snprintf(what, sizeof(what), "perf events refused (%s); --wall needs them for "
+			    "now", strerror(-r));
+			profil_cmd_error(what, argv[optind]);
 			return 1;
 		}
 		if (r < 0) {

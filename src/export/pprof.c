@@ -22,6 +22,7 @@ enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
 	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
 	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
 	LABEL_KEY = 1, LABEL_NUM = 3,
@@ -140,6 +141,7 @@ struct pprof {
 	struct idtab mapping_ids, location_ids, function_ids;
 	struct profil_strtab strs;	/* the string table */
 	uint64_t *ids;			/* the sample's location ids */
+	int wall;			/* a --wall recording: a third value, wall time */
 	int error;
 };
 
@@ -312,6 +314,7 @@ add_sample(void *arg, const struct profil_stack *st)
 	struct pb packed = { NULL, 0, 0, 0 }, sample = { NULL, 0, 0, 0 };
 	uint64_t count = st->sample->count;
 	size_t d;
+	int waiting;
 
 	/* Locations first: they add to tmp, which a sample must not share. */
 	for (d = 0; d < st->nframes; d++)
@@ -320,7 +323,12 @@ add_sample(void *arg, const struct profil_stack *st)
 		pb_varint(&packed, pp->ids[d]);
 	pb_msg(&sample, SAMPLE_LOCATION_ID, &packed);
 	pb_varint(&packed, count);
-	pb_varint(&packed, nanoseconds((double)count / st->hz));
+	/* A waiting thread's sample (its leaf a wait frame) is wall time, not CPU time. */
+	waiting = st->nframes > 0 && st->frames[0].pc >= PROFIL_PC_WAIT_MIN &&
+	    st->frames[0].pc < PROFIL_PC_MARKER_MIN;
+	pb_varint(&packed, waiting ? 0 : nanoseconds((double)count / st->hz));
+	if (pp->wall)
+		pb_varint(&packed, nanoseconds((double)count / st->hz));
 	pb_msg(&sample, SAMPLE_VALUE, &packed);
 	label_num(pp, &sample, "pid", st->file->hdr.pid);
 	label_num(pp, &sample, "tid", st->sample->tid);
@@ -351,8 +359,16 @@ header(struct pprof *pp, struct profil_report *r, struct pb *b)
 	uint64_t total = profil_report_total(r);
 	size_t i;
 
+	for (i = 0; i < profil_report_nfiles(r); i++)
+		if (profil_report_file(r, i, NULL)->hdr.flags & PROFIL_HDR_WALL)
+			pp->wall = 1;
 	value_type(pp, b, PROFILE_SAMPLE_TYPE, "samples", "count");
 	value_type(pp, b, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+	/* --wall: threads' time on a CPU and waiting, shown first (pprof's default). */
+	if (pp->wall) {
+		value_type(pp, b, PROFILE_SAMPLE_TYPE, "wall", "nanoseconds");
+		pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(pp, "wall"));
+	}
 	value_type(pp, b, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 	if (total > 0)
 		pb_uint(b, PROFILE_PERIOD, nanoseconds(seconds / (double)total));

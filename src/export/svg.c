@@ -83,8 +83,9 @@ xml_puts(FILE *out, const char *str, size_t max)
 
 /*
  * Colours from the name, so a function keeps its colour between graphs: warm for programs, cool
- * for shared libraries (so where a program's own code ends shows at a glance), grey for code
- * that nothing names (module+0x..., [unmapped]), as there is nothing to tell those apart.
+ * for shared libraries (so where a program's own code ends shows at a glance), blue-violet for
+ * waits, grey for code that nothing names (module+0x..., [unmapped]) and cut stacks, as there
+ * is nothing to tell those apart.
  */
 static void
 colour(const char *name, const char *module, char *buf, size_t len)
@@ -92,12 +93,18 @@ colour(const char *name, const char *module, char *buf, size_t len)
 	uint32_t h = 2166136261u;
 	const char *s;
 
-	if (strstr(name, "+0x") != NULL || strcmp(name, "[unmapped]") == 0) {
+	if (strstr(name, "+0x") != NULL || strcmp(name, "[unmapped]") == 0 ||
+	    strncmp(name, "[stack cut", 10) == 0) {
 		snprintf(buf, len, "rgb(190,190,190)");
 		return;
 	}
 	for (s = name; *s != '\0'; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
+	/* A thread's wait (--wall): blue-violet, as flamegraph.pl draws off-CPU time. */
+	if (strncmp(name, "[wait:", 6) == 0) {
+		snprintf(buf, len, "rgb(%u,%u,%u)", 90 + h % 40, 90 + (h >> 8) % 50, 220 + (h >> 16) % 36);
+		return;
+	}
 	if (module != NULL && strstr(module, ".so") != NULL)
 		snprintf(buf, len, "rgb(%u,%u,%u)", 90 + h % 60, 170 + (h >> 8) % 50,
 		    210 + (h >> 16) % 36);

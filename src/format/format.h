@@ -60,6 +60,7 @@ enum profil_exit_kind {
 /* header.flags */
 #define PROFIL_HDR_STACKS	0x1	/* samples carry call stacks (-g) */
 #define PROFIL_HDR_PROGRAM_SIGPROF 0x2	/* the program had its own SIGPROF or ITIMER_PROF */
+#define PROFIL_HDR_WALL		0x4	/* waiting threads sampled too (--wall): PROFIL_PC_WAIT */
 
 /* Epochs: the mapping generation.  unload_epoch of a mapping still present at the end. */
 #define PROFIL_EPOCH_NEVER	UINT32_MAX
@@ -219,5 +220,19 @@ uint32_t profil_crc32(uint32_t crc, const void *data, size_t len);
 #define PROFIL_PC_CUT_DEPTH	UINT64_C(0xfffffffffffff001)	/* the depth limit */
 #define PROFIL_PC_CUT_STACK	UINT64_C(0xfffffffffffff002)	/* the stack copy ended */
 #define PROFIL_PC_CUT_RULE	UINT64_C(0xfffffffffffff003)	/* no unwind rule to follow */
+
+/*
+ * The leaf frame of a sample of a thread that was waiting (profil record --wall): the page
+ * below the cut markers, with the thread's state and the system call it waits in (nr, or
+ * PROFIL_WAIT_NO_SYSCALL): pcs[1] is then the pc the thread waits at.
+ */
+#define PROFIL_PC_WAIT_MIN	UINT64_C(0xffffffffffffe000)
+#define PROFIL_WAIT_SLEEPING	0	/* S: interruptible sleep */
+#define PROFIL_WAIT_DISK	1	/* D: uninterruptible sleep, I/O most often */
+#define PROFIL_WAIT_STOPPED	2	/* T, t: stopped, or traced */
+#define PROFIL_WAIT_OTHER	3
+#define PROFIL_WAIT_NO_SYSCALL	0x3ff
+#define PROFIL_PC_WAIT(state, nr)	(PROFIL_PC_WAIT_MIN | (uint64_t)(state) << 10 | \
+	((uint64_t)(nr) & 0x3ff))
 
 #endif /* PROFIL_FORMAT_H */

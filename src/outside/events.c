@@ -24,7 +24,7 @@
 
 #define DEFAULT_PAGES	64	/* 256 KiB a CPU: half of an unprivileged user's allowance */
 #define STACK_PAGES	128	/* with call chains: the whole allowance of 516 KiB */
-#define COPY_PAGES	512	/* with stack copies: retried smaller where that is refused */
+#define COPY_PAGES	1024	/* with stack copies: retried smaller where that is refused */
 #define MIN_PAGES	8
 
 uint64_t
@@ -144,7 +144,9 @@ attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec
 	a->clockid = CLOCK_MONOTONIC;
 	/* Woken when a ring is half full; otherwise read on the recorder's own period. */
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(ring / 2);
+	/* Stack copies fill a ring fast: woken at a quarter, while three quarters are free. */
+	a->wakeup_watermark = (uint32_t)(s->opts.depth > 1 && !s->opts.frame_pointers ? ring / 4 :
+	    ring / 2);
 	if (s->opts.depth > 1 && s->opts.frame_pointers) {
 		unsigned int m = max_stack();
 

@@ -82,6 +82,11 @@ image_free(struct profil_outside_image *im)
 		free(im->maps[i].m.path);
 	free(im->maps);
 	free(im->mods);
+	for (i = 0; i < im->nthreads; i++) {
+		free(im->threads[i].wall_pcs);
+		if (im->threads[i].wall_fd >= 0)
+			close(im->threads[i].wall_fd);
+	}
 	free(im->threads);
 	profil_index_release(&im->thread_index);
 	free(im->entries);
@@ -157,6 +162,10 @@ thread_of(struct profil_outside_image *im, uint32_t tid)
 		im->threads[row].tid = tid;
 		im->threads[row].name[0] = '\0';
 		im->threads[row].alive = 0;
+		im->threads[row].wall_runs = 0;
+		im->threads[row].wall_fd = -1;
+		im->threads[row].wall_pcs = NULL;
+		im->threads[row].wall_depth = 0;
 		im->nthreads++;
 	}
 	return &im->threads[row];
@@ -318,7 +327,8 @@ entry_same(const void *arg, size_t row)
 }
 
 static int
-sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, uint32_t depth)
+sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, uint32_t depth,
+    uint64_t weight)
 {
 	struct entry_key k = { im, tid, im->epoch, depth, pcs };
 	uint64_t h = mix(mix(mix(2, tid), im->epoch), depth);
@@ -363,7 +373,17 @@ sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, u
 		im->npool += depth;
 		im->nentries++;
 	}
-	e->count++;
+	e->count = e->count + weight < e->count ? UINT64_MAX : e->count + weight;
+	return 0;
+}
+
+int
+profil_outside_image_count(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs,
+    uint32_t depth, uint64_t weight)
+{
+	if (sample_add(im, tid, pcs, depth, weight) < 0)
+		return -ENOMEM;
+	im->samples += weight;
 	return 0;
 }
 
@@ -575,7 +595,7 @@ profil_outside_image_write(struct profil_outside *s, struct profil_outside_image
 	h.dropped = im->lost;
 	h.exit_kind = im->exit_kind;
 	h.exit_code = im->exit_code;
-	h.flags = s->opts.depth > 1 ? PROFIL_HDR_STACKS : 0;
+	h.flags = (s->opts.depth > 1 ? PROFIL_HDR_STACKS : 0) | (s->opts.wall ? PROFIL_HDR_WALL : 0);
 	h.max_depth = s->opts.depth;
 	h.threads = (uint32_t)im->nthreads;
 	h.progname = im->progname;
@@ -731,7 +751,7 @@ on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 		depth = sample_walk(s, im, ip, p + 24, n - 24, pcs);
 	else
 		depth = sample_chain(s, ip, p + 24, n - 24, pcs);
-	if (sample_add(im, tid, pcs, depth) < 0) {
+	if (sample_add(im, tid, pcs, depth, 1) < 0) {
 		im->lost++;
 		return;
 	}

@@ -31,6 +31,14 @@ profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **
 		s->opts.depth = 1;
 	if (s->opts.depth > PROFIL_FORMAT_MAX_DEPTH)
 		s->opts.depth = PROFIL_FORMAT_MAX_DEPTH;
+	/*
+	 * The kernel writes the whole copy size into the ring for every sample, however little
+	 * of the stack is used: above 1 kHz the default shrinks with the rate (down to 4 KiB), so
+	 * that the bytes a second stay what 1 kHz writes.
+	 */
+	if (s->opts.stack_copy == 0 && s->opts.hz > 1000)
+		s->opts.stack_copy = PROFIL_OUTSIDE_STACK_COPY * 1000 / s->opts.hz < 4096 ? 4096 :
+		    PROFIL_OUTSIDE_STACK_COPY * 1000 / s->opts.hz;
 	if (s->opts.stack_copy == 0)
 		s->opts.stack_copy = PROFIL_OUTSIDE_STACK_COPY;
 	/* The kernel's limit: a record's size is 16 bits, and the copy a multiple of 8. */

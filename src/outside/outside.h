@@ -24,6 +24,7 @@ struct profil_outside_opts {
 	unsigned int depth;		/* 1: flat; else the deepest stack kept (-g) */
 	int frame_pointers;		/* -g walks frame pointers (the kernel's callchain) */
 	unsigned int stack_copy;	/* else: bytes of user stack copied with each sample */
+	int wall;			/* also sample waiting threads (profil_outside_wall_tick) */
 	int follow_exec;		/* 0: images started by exec are not written (-x) */
 	int dirfd;			/* the output directory, opened by the caller */
 	size_t ring_pages;		/* data pages per CPU ring; 0: the default */
@@ -37,6 +38,8 @@ struct profil_outside_stats {
 	uint64_t cut_depth;		/* of which cut at the depth limit */
 	uint64_t cut_short;		/* cut where the stack copy ended */
 	uint64_t cut_rule;		/* cut where no unwind rule could be followed */
+	uint64_t waits;			/* samples of waiting threads (--wall) */
+	uint64_t wall_unread;		/* waiting stacks we could not read (ptrace access) */
 	uint64_t processes;		/* process images seen */
 	uint64_t files;			/* profiles written (images with samples) */
 	int write_error;		/* the first -errno of a write, or 0 */
@@ -84,6 +87,13 @@ size_t profil_outside_pollfds(const struct profil_outside *s, struct pollfd *fds
  * is set (nothing more will come).  Images that ended are written out and freed.
  */
 void profil_outside_read(struct profil_outside *s, int final);
+
+/*
+ * profil_outside_wall_tick - one tick of the wall clock (--wall), weight periods long: every
+ * thread that waits now is counted with its stack and a leaf frame naming the wait
+ * (PROFIL_PC_WAIT).  Threads on a CPU are left to the CPU samples.
+ */
+void profil_outside_wall_tick(struct profil_outside *s, uint64_t weight);
 
 /* Rewrites the file of every running image that has new samples since its last write. */
 void profil_outside_snapshot(struct profil_outside *s);

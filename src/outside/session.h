@@ -42,6 +42,11 @@ struct profil_outside_thread {
 	uint32_t tid;
 	int alive;			/* started, not yet ended, as far as the records say */
 	char name[16];
+	/* --wall: the wait seen at the last tick, while the thread has not run since. */
+	uint64_t wall_runs;		/* times it was put on a CPU (schedstat) */
+	int wall_fd;			/* its schedstat, kept open; -1 */
+	uint64_t *wall_pcs;		/* the waiting stack, wait frame first; NULL: running */
+	uint32_t wall_depth;
 };
 
 /* A distinct (thread, epoch, stack) with its count; the pcs are in the image's pool. */
@@ -147,6 +152,10 @@ void profil_outside_image_end(struct profil_outside *s, struct profil_outside_im
     uint32_t kind, int32_t code);
 int profil_outside_image_write(struct profil_outside *s, struct profil_outside_image *im);
 
+/* images.c: counts weight samples of (tid, stack) in the image. */
+int profil_outside_image_count(struct profil_outside_image *im, uint32_t tid,
+    const uint64_t *pcs, uint32_t depth, uint64_t weight);
+
 /* stacks.c */
 /*
  * The stack of a sample from its user registers and the copy of its stack from regs->sp
@@ -156,5 +165,6 @@ size_t profil_outside_unwind(struct profil_outside *s, struct profil_outside_ima
     const struct profil_unwind_regs *regs, const uint8_t *stack, size_t len, uint64_t *pcs,
     size_t max);
 void profil_outside_objects_free(struct profil_outside *s);
+
 
 #endif /* PROFIL_OUTSIDE_SESSION_H */

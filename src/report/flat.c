@@ -81,6 +81,31 @@ summary_by_program(struct profil_report *r, FILE *out)
 	}
 }
 
+/*
+ * The seconds of the samples of waiting threads (a --wall recording: their leaf is a wait
+ * frame); returns how many files were recorded with --wall.
+ */
+static size_t
+waiting_seconds(struct profil_report *r, double *seconds)
+{
+	size_t i, j, n = profil_report_nfiles(r), wall = 0;
+
+	*seconds = 0;
+	for (i = 0; i < n; i++) {
+		const struct profil_file *f = profil_report_file(r, i, NULL);
+		double hz = profil_report_file_hz(r, i);
+
+		if (!(f->hdr.flags & PROFIL_HDR_WALL) || hz <= 0)
+			continue;
+		wall++;
+		for (j = 0; j < f->nsamples; j++)
+			if (f->samples[j].depth > 0 && f->samples[j].pcs[0] >= PROFIL_PC_WAIT_MIN &&
+			    f->samples[j].pcs[0] < PROFIL_PC_MARKER_MIN)
+				*seconds += (double)f->samples[j].count / hz;
+	}
+	return wall;
+}
+
 /* One line per process that has samples: a fork-heavy shell script makes hundreds of empty
  * ones, which are counted instead; and a build's hundreds with samples, one line per program. */
 void
@@ -89,9 +114,16 @@ profil_report_summary_print(struct profil_report *r, const char *title, FILE *ou
 	const struct profil_file *f;
 	size_t i, empty = 0, n = profil_report_nfiles(r), busy = 0;
 	char prog[1024];
+	double wait;
 
-	fprintf(out, "%s: %zu process%s, %" PRIu64 " samples, %.3f seconds of CPU\n",
-	    title, n, n == 1 ? "" : "es", profil_report_total(r), profil_report_seconds(r));
+	if (waiting_seconds(r, &wait) > 0)
+		fprintf(out, "%s: %zu process%s, %" PRIu64 " samples, %.3f seconds of threads' "
+		    "time: %.3f on a CPU, %.3f waiting\n", title, n, n == 1 ? "" : "es",
+		    profil_report_total(r), profil_report_seconds(r),
+		    profil_report_seconds(r) - wait, wait);
+	else
+		fprintf(out, "%s: %zu process%s, %" PRIu64 " samples, %.3f seconds of CPU\n",
+		    title, n, n == 1 ? "" : "es", profil_report_total(r), profil_report_seconds(r));
 	for (i = 0; i < n; i++)
 		busy += profil_report_file(r, i, NULL)->nsamples > 0;
 	if (busy > PROFIL_SUMMARY_PROCESSES)

@@ -26,6 +26,9 @@ struct graph {
 	struct profil_tally arcs;
 	size_t *ids;			/* the node of each frame of the sample at hand */
 	uint64_t stamp;			/* samples seen: marks count a node or arc once each */
+	int wall;			/* a --wall recording: waiting time shown apart */
+	double *waiting;		/* by node: seconds of total that threads waited */
+	size_t waitcap;
 };
 
 /* A frame's function as the flat view knows it: the owner of the machine code. */
@@ -35,7 +38,7 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 	const struct profil_location *loc = fr->loc;
 	ssize_t id;
 
-	if (loc == NULL && profil_pc_marker_name(fr->pc) != NULL)
+	if (loc == NULL && profil_pc_is_marker(fr->pc))
 		id = profil_tally_get(&g->nodes, 0, fr->pc, 3);	/* a cut stack's marker */
 	else if (loc == NULL)
 		id = profil_tally_get(&g->nodes, 0, 0, 0);
@@ -50,14 +53,36 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 	return id;
 }
 
-static void
+/* Adds to row once a sample; returns whether it did. */
+static int
 add_once(struct profil_tally_row *row, uint64_t stamp, size_t i, uint64_t count, double s)
 {
 	if (row->mark == stamp)
-		return;
+		return 0;
 	row->mark = stamp;
 	row->count[i] += count;
 	row->seconds[i] += s;
+	return 1;
+}
+
+/* The waiting seconds of node id, the array grown to the nodes; NULL when out of memory. */
+static double *
+waiting_of(struct graph *g, size_t id)
+{
+	if (id >= g->waitcap) {
+		size_t cap = g->waitcap ? g->waitcap : 64;
+		double *w;
+
+		while (cap <= id)
+			cap *= 2;
+		w = realloc(g->waiting, cap * sizeof(*w));
+		if (w == NULL)
+			return NULL;
+		memset(w + g->waitcap, 0, (cap - g->waitcap) * sizeof(*w));
+		g->waiting = w;
+		g->waitcap = cap;
+	}
+	return &g->waiting[id];
 }
 
 static int
@@ -69,14 +94,25 @@ add_stack(void *arg, const struct profil_stack *st)
 	ssize_t id;
 	size_t d;
 
+	double *w;
+	/* A waiting thread's sample (--wall): its leaf is the wait frame. */
+	int waiting = st->nframes > 0 && st->frames[0].pc >= PROFIL_PC_WAIT_MIN &&
+	    st->frames[0].pc < PROFIL_PC_MARKER_MIN;
+
 	g->stamp++;
+	if (st->file->hdr.flags & PROFIL_HDR_WALL)
+		g->wall = 1;
 	for (d = 0; d < st->nframes; d++) {
 		id = frame_node(g, &st->frames[d]);
 		if (id < 0)
 			return (int)id;
 		g->ids[d] = (size_t)id;
 		/* Recursion puts a function on the stack more than once; its total counts once. */
-		add_once(&g->nodes.rows[id], g->stamp, 1, count, s);
+		if (add_once(&g->nodes.rows[id], g->stamp, 1, count, s) && waiting) {
+			if ((w = waiting_of(g, (size_t)id)) == NULL)
+				return -ENOMEM;
+			*w += s;
+		}
 	}
 	g->nodes.rows[g->ids[0]].count[0] += count;
 	g->nodes.rows[g->ids[0]].seconds[0] += s;
@@ -189,6 +225,12 @@ arcs_from(const struct graph *g, const size_t *a, size_t n, int k, size_t node)
 	return lo;
 }
 
+static double
+node_waiting(const struct graph *g, size_t id)
+{
+	return id < g->waitcap ? g->waiting[id] : 0.0;
+}
+
 /* The caller (k = 0) or callee (k = 1) lines of node, from the arcs a[] sorted by key[k]. */
 static void
 print_arcs(const struct graph *g, const size_t *rank, const size_t *a, size_t n, int k,
@@ -203,12 +245,13 @@ print_arcs(const struct graph *g, const size_t *rank, const size_t *a, size_t n,
 		arc = &g->arcs.rows[a[i]];
 		peer = &g->nodes.rows[arc->key[!k]];
 		if (opt->tsv)
-			fprintf(out, "%s\t%zu\t%zu\t%" PRIu64 "\t\t%.6f\t\t%s\t%s\n", what, index,
+			fprintf(out, "%s\t%zu\t%zu\t%" PRIu64 "\t\t%.6f\t\t%s\t%s%s\n", what, index,
 			    rank[arc->key[!k]] + 1, arc->count[0], arc->seconds[0],
-			    node_name(peer, buf, sizeof(buf)), node_module(peer, mod, sizeof(mod)));
+			    node_name(peer, buf, sizeof(buf)), node_module(peer, mod, sizeof(mod)),
+			    g->wall ? "\t" : "");
 		else
-			fprintf(out, "%13s %9.3f %9s %9" PRIu64 " %9s      %s [%zu]\n", "",
-			    arc->seconds[0], "", arc->count[0], "",
+			fprintf(out, "%13s %9.3f %*s%9s %9" PRIu64 " %9s      %s [%zu]\n", "",
+			    arc->seconds[0], g->wall ? 10 : 0, "", "", arc->count[0], "",
 			    node_name(peer, buf, sizeof(buf)), rank[arc->key[!k]] + 1);
 	}
 }
@@ -250,7 +293,17 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 	if (opt->limit > 0 && n > opt->limit)
 		n = opt->limit;
 	if (opt->tsv) {
-		fprintf(out, "kind\tindex\tpeer\ttotal\tself\ttotal_s\tself_s\tfunction\tmodule\n");
+		fprintf(out, "kind\tindex\tpeer\ttotal\tself\ttotal_s\tself_s\tfunction\tmodule%s\n",
+		    g->wall ? "\twaiting_s" : "");
+	} else if (g->wall) {
+		profil_report_summary_print(r, "Call graph", out);
+		fprintf(out, "Counts are sampled stack counts, not call counts: total is the "
+		    "samples with the function\nanywhere on the stack (once per sample, also in "
+		    "recursion), self those with it at the\nleaf; waiting the part of total when "
+		    "threads waited, not on a CPU (--wall).\n\n");
+		fprintf(out, "               -------------seconds------------- ------samples------\n"
+		    "index  %%total     total   waiting      self     total      self  function "
+		    "[index]  module\n");
 	} else {
 		profil_report_summary_print(r, "Call graph", out);
 		fprintf(out, "Counts are sampled stack counts, not call counts: total is the "
@@ -266,19 +319,25 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 		if (opt->tsv) {
 			print_arcs(g, rank, by_callee, na, 1, order[i], opt, i + 1, out);
 			fprintf(out, "function\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64
-			    "\t%.6f\t%.6f\t%s\t%s\n", i + 1, i + 1, row->count[1], row->count[0],
+			    "\t%.6f\t%.6f\t%s\t%s", i + 1, i + 1, row->count[1], row->count[0],
 			    row->seconds[1], row->seconds[0], node_name(row, buf, sizeof(buf)),
 			    node_module(row, mod, sizeof(mod)));
+			if (g->wall)
+				fprintf(out, "\t%.6f", node_waiting(g, order[i]));
+			fputc('\n', out);
 			print_arcs(g, rank, by_caller, na, 0, order[i], opt, i + 1, out);
 			continue;
 		}
 		print_arcs(g, rank, by_callee, na, 1, order[i], opt, i + 1, out);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
-		fprintf(out, "%-6s %6.2f %9.3f %9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n",
-		    idx,
+		fprintf(out, "%-6s %6.2f %9.3f ", idx,
 		    total > 0 ? 100.0 * (double)row->count[1] / (double)total : 0.0,
-		    row->seconds[1], row->seconds[0], row->count[1], row->count[0],
-		    node_name(row, buf, sizeof(buf)), i + 1, node_module(row, mod, sizeof(mod)));
+		    row->seconds[1]);
+		if (g->wall)
+			fprintf(out, "%9.3f ", node_waiting(g, order[i]));
+		fprintf(out, "%9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n", row->seconds[0],
+		    row->count[1], row->count[0], node_name(row, buf, sizeof(buf)), i + 1,
+		    node_module(row, mod, sizeof(mod)));
 		print_arcs(g, rank, by_caller, na, 0, order[i], opt, i + 1, out);
 		fprintf(out, "-----------------------------------------------\n");
 	}
@@ -304,6 +363,7 @@ profil_report_graph_print(struct profil_report *r, const struct profil_flat_opti
 	if (err == 0)
 		err = graph_print(r, &g, opt, out);
 	free(g.ids);
+	free(g.waiting);
 	profil_tally_release(&g.nodes);
 	profil_tally_release(&g.arcs);
 	return err;

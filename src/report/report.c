@@ -10,6 +10,7 @@
 #include "format/format.h"
 #include "report/index.h"
 #include "report/report.h"
+#include "report/stack.h"
 #include "report/symbols.h"
 
 struct report_file {
@@ -245,7 +246,12 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_m
 		group = rf->program;
 	else if (r->split == PROFIL_SPLIT_THREAD)
 		group = (uint64_t)fi << 32 | s->tid;
-	if (m == NULL) {
+	if (m == NULL && profil_pc_is_marker(pc)) {
+		/* A wait (--wall) or a cut stack's frame: named by itself. */
+		e = entry_get(r, NULL, pc, 2, group);
+		if (e != NULL && e->e.count == 0)
+			e->e.function = profil_pc_marker_name(pc);
+	} else if (m == NULL) {
 		/* vdso, JIT code, anonymous memory: nothing recorded says whose it is. */
 		e = entry_get(r, NULL, 0, 0, group);
 	} else {

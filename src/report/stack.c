@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "format/format.h"
 #include "report/report.h"
@@ -97,9 +98,23 @@ profil_stack_frame_levels(const struct profil_stack_frame *fr)
 	return fr->loc != NULL ? fr->loc->nframes : 1;
 }
 
+int
+profil_pc_is_marker(uint64_t pc)
+{
+	return pc >= PROFIL_PC_WAIT_MIN;
+}
+
 const char *
 profil_pc_marker_name(uint64_t pc)
 {
+	static const char *const states[] = { "sleeping", "disk", "stopped", "waiting" };
+	/* The few thousand wait names, made once each when first asked for. */
+	static char *waits[4 << 10];
+	size_t i = (size_t)(pc - PROFIL_PC_WAIT_MIN);
+	unsigned int nr = (unsigned int)(pc & 0x3ff);
+	const char *name, *state = states[(pc >> 10) & 3];
+	char buf[96];
+
 	switch (pc) {
 	case PROFIL_PC_CUT_DEPTH:
 		return "[stack cut: depth limit]";
@@ -108,8 +123,23 @@ profil_pc_marker_name(uint64_t pc)
 	case PROFIL_PC_CUT_RULE:
 		return "[stack cut: no unwind rule]";
 	default:
-		return pc >= PROFIL_PC_MARKER_MIN ? "[stack cut]" : NULL;
+		break;
 	}
+	if (pc >= PROFIL_PC_MARKER_MIN)
+		return "[stack cut]";
+	if (pc < PROFIL_PC_WAIT_MIN)
+		return NULL;
+	if (waits[i] != NULL)
+		return waits[i];
+	name = profil_syscall_name(nr);
+	if (nr == PROFIL_WAIT_NO_SYSCALL)
+		snprintf(buf, sizeof(buf), "[wait: %s]", state);
+	else if (name != NULL)
+		snprintf(buf, sizeof(buf), "[wait: %s, %s]", name, state);
+	else
+		snprintf(buf, sizeof(buf), "[wait: syscall %u, %s]", nr, state);
+	waits[i] = strdup(buf);
+	return waits[i] != NULL ? waits[i] : "[wait]";
 }
 
 const char *

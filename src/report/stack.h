@@ -61,7 +61,17 @@ const char *profil_stack_frame_name(const struct profil_stack_frame *fr, size_t 
 /* Inline levels of a frame: loc->nframes, or 1 for a PC in no mapping. */
 size_t profil_stack_frame_levels(const struct profil_stack_frame *fr);
 
-/* The name of a pc that marks a cut stack (PROFIL_PC_CUT_*), or NULL when pc is not one. */
+/* Whether pc is a marker frame: a cut stack's (PROFIL_PC_CUT_*) or a wait's (PROFIL_PC_WAIT). */
+int profil_pc_is_marker(uint64_t pc);
+
+/*
+ * The name of a marker pc: "[stack cut: ...]", or "[wait: read, sleeping]" naming the system
+ * call and the thread's state; NULL when pc is not a marker.  The name lives as long as the
+ * process.
+ */
 const char *profil_pc_marker_name(uint64_t pc);
+
+/* The name of x86-64 system call nr, or NULL (syscalls.c). */
+const char *profil_syscall_name(unsigned int nr);
 
 #endif /* PROFIL_REPORT_STACK_H */

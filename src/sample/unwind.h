@@ -76,10 +76,11 @@ struct profil_unwind_memory {
 	const uint8_t *data;
 };
 
-/* The registers a walk starts from. */
+/* The registers a walk starts from; fp PROFIL_UNWIND_FP_UNKNOWN when it is not known. */
 struct profil_unwind_regs {
 	uint64_t pc, sp, fp;
 };
+#define PROFIL_UNWIND_FP_UNKNOWN	UINT64_MAX
 
 /* Walk outcomes, for counting. */
 enum profil_unwind_end {

@@ -203,7 +203,7 @@ profil_unwind_cfi(const struct profil_unwind_space *space,
     const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
     uint64_t *pcs, size_t max, enum profil_unwind_end *end)
 {
-	struct walk w = { regs->pc, regs->sp, regs->fp, 1, 1 };
+	struct walk w = { regs->pc, regs->sp, regs->fp, regs->fp != PROFIL_UNWIND_FP_UNKNOWN, 1 };
 	size_t n = 0;
 	int done;
 

@@ -1,0 +1,40 @@
+# bench/lib.sh - sourced by the bench scripts that run programs under profilers: where things
+# are, a scratch directory that goes away at exit, helper programs built from bench/ when
+# missing or older than their source, and MEDIAN, the awk function their tables use.  Not a
+# bench of its own (bench/run.sh skips it).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "${B:-$ROOT/build}" && pwd) || exit 1
+CC=${CC:-cc}
+PROFIL=$B/profil
+W=$B/bench/record
+
+# bench_scratch NAME: a new scratch directory, made the current one, removed at exit ($TMP).
+bench_scratch() {
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/profil-bench-$1.XXXXXX") || exit 1
+	trap 'rm -rf "$TMP"' EXIT
+	cd "$TMP" || exit 1
+}
+
+# bench_helpers NAME:SOURCE...: $W/NAME from bench/SOURCE.c (-pthread), built when needed.
+bench_helpers() {
+	mkdir -p "$W"
+	for p in "$@"; do
+		bin=$W/${p%%:*} src=$ROOT/bench/${p#*:}.c
+		if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+			$CC -O2 -pthread -o "$bin" "$src" ||
+				{ echo "$(basename "$0"): cannot build $src" >&2; exit 1; }
+		fi
+	done
+}
+
+# The median of the numbers in a space-separated list, for awk programs: awk "$MEDIAN ...".
+MEDIAN='
+function median(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+'

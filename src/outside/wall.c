@@ -1,0 +1,180 @@
+/*
+ * wall.c - profil record --wall: at each tick of the wall clock, every thread that is not on
+ * a CPU is sampled from /proc and from its memory: its state (stat), the system call it waits
+ * in with its sp and pc (syscall), and the top of its user stack, which does not move while it
+ * waits (process_vm_readv), walked by the unwind tables like a CPU sample's copy.  Threads on
+ * a CPU are the perf events' CPU samples, at the same rate.  No signal, ptrace stop or
+ * descriptor reaches the program, so no system call of its is interrupted.  A thread that has
+ * not been put on a CPU since the last tick (schedstat) is still in the same wait: its stack
+ * is counted again without reading anything more.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "session.h"
+
+/*
+ * Times the thread was put on a CPU: the third field of its schedstat, which is kept open and
+ * read again from the start at each tick (one system call a waiting thread).
+ */
+static int
+thread_runs(pid_t pid, struct profil_outside_thread *t, uint64_t *runs)
+{
+	char path[64], buf[128];
+	unsigned long long a, b, c;
+	ssize_t n;
+
+	if (t->wall_fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/schedstat", (int)pid, t->tid);
+		t->wall_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (t->wall_fd < 0)
+			return -1;
+	}
+	n = pread(t->wall_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu %llu", &a, &b, &c) != 3)
+		return -1;
+	*runs = c;
+	return 0;
+}
+
+/* The state letter of stat, after the name (which may hold spaces and parentheses). */
+static int
+thread_state(pid_t pid, uint32_t tid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)pid, tid);
+	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0 ||
+	    (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return -1;
+	switch (p[2]) {
+	case 'S':
+		return PROFIL_WAIT_SLEEPING;
+	case 'D':
+		return PROFIL_WAIT_DISK;
+	case 'T':
+	case 't':
+		return PROFIL_WAIT_STOPPED;
+	case 'R':
+	case 'Z':
+	case 'X':
+	case 'x':
+		return -1;	/* on a CPU (a CPU sample), or ended */
+	default:
+		return PROFIL_WAIT_OTHER;
+	}
+}
+
+/* The system call the thread waits in, and its sp and pc; -1 when it runs again. */
+static int
+thread_syscall(pid_t pid, uint32_t tid, long *nr, uint64_t *sp, uint64_t *pc)
+{
+	char path[64], buf[256];
+	unsigned long long a[6], usp, upc;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/syscall", (int)pid, tid);
+	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "running", 7) == 0)
+		return -1;
+	if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", nr, &a[0], &a[1], &a[2],
+	    &a[3], &a[4], &a[5], &usp, &upc) == 9) {
+		*sp = usp;
+		*pc = upc;
+		return 0;
+	}
+	/* Blocked outside a system call (a page fault): "-1 sp pc". */
+	if (sscanf(buf, "%ld %llx %llx", nr, &usp, &upc) == 3 && *nr == -1) {
+		*sp = usp;
+		*pc = upc;
+		return 0;
+	}
+	return -1;
+}
+
+/* The waiting stack of a thread, wait frame first, into t->wall_pcs; 0 or -1. */
+static int
+wait_stack(struct profil_outside *s, struct profil_outside_image *im,
+    struct profil_outside_thread *t)
+{
+	static uint8_t copy[PROFIL_OUTSIDE_STACK_COPY_MAX];
+	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
+	struct profil_unwind_regs regs;
+	struct iovec local, remote;
+	uint32_t depth = 1;
+	ssize_t n;
+	long nr;
+	int state = thread_state(im->pid, t->tid);
+
+	if (state < 0 || thread_syscall(im->pid, t->tid, &nr, &regs.sp, &regs.pc) < 0)
+		return -1;
+	pcs[0] = PROFIL_PC_WAIT(state, nr >= 0 && nr < PROFIL_WAIT_NO_SYSCALL ? (unsigned long)nr :
+	    PROFIL_WAIT_NO_SYSCALL);
+	regs.fp = PROFIL_UNWIND_FP_UNKNOWN;
+	local.iov_base = copy;
+	local.iov_len = s->opts.stack_copy;
+	remote.iov_base = (void *)(uintptr_t)regs.sp;
+	remote.iov_len = s->opts.stack_copy;
+	/* Short where the stack's mapping ends; refused without ptrace access: the pc alone. */
+	n = process_vm_readv(im->pid, &local, 1, &remote, 1, 0);
+	if (n < 0) {
+		s->stats.wall_unread++;
+		n = 0;
+	}
+	depth += (uint32_t)profil_outside_unwind(s, im, &regs, copy, (size_t)n, pcs + 1,
+	    s->opts.depth - 1);
+	t->wall_pcs = malloc(depth * sizeof(*pcs));
+	if (t->wall_pcs == NULL)
+		return -1;
+	memcpy(t->wall_pcs, pcs, depth * sizeof(*pcs));
+	t->wall_depth = depth;
+	return 0;
+}
+
+static void
+wall_thread(struct profil_outside *s, struct profil_outside_image *im,
+    struct profil_outside_thread *t, uint64_t weight)
+{
+	uint64_t runs;
+
+	if (thread_runs(im->pid, t, &runs) < 0)
+		return;
+	if (t->wall_pcs == NULL || runs != t->wall_runs) {
+		free(t->wall_pcs);
+		t->wall_pcs = NULL;
+		t->wall_runs = runs;
+		if (wait_stack(s, im, t) < 0)
+			return;
+	}
+	if (profil_outside_image_count(im, t->tid, t->wall_pcs, t->wall_depth, weight) < 0)
+		im->lost += weight;
+	else
+		s->stats.waits += weight;
+}
+
+void
+profil_outside_wall_tick(struct profil_outside *s, uint64_t weight)
+{
+	for (size_t i = 0; i < s->npids; i++) {
+		struct profil_outside_image *im = s->pids[i].image;
+
+		if (im == NULL || im->skip)
+			continue;
+		for (size_t j = 0; j < im->nthreads; j++) {
+			struct profil_outside_thread *t = &im->threads[j];
+
+			if (t->alive) {
+				wall_thread(s, im, t, weight);
+			} else if (t->wall_fd >= 0) {
+				close(t->wall_fd);
+				t->wall_fd = -1;
+			}
+		}
+	}
+}

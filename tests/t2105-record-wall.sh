@@ -1,0 +1,105 @@
+#!/bin/sh
+# t2105-record-wall: profil record --wall (issue 12) samples every thread on wall-clock time,
+# running or waiting.  A waiting thread's sample is its user stack, read from outside (/proc
+# and process_vm_readv: no signal, no ptrace stop), with a leaf frame naming the system call
+# it waits in and its state.  tests/record/waits.c: a thread that burns S seconds of CPU,
+# sleeps S in nanosleep and blocks about S in read on a pipe gets a third of its samples in
+# each, with no EINTR, as root and as nobody; without --wall nearly all its samples burn.
+# Threads waiting on a mutex, in poll and in waitpid each have their wait named.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIR/lib-record.sh"
+
+W=$B/tests/record/waits
+if ! "$PROFIL" record --clock outside -o probe -- true 2> probe.err; then
+	cat probe.err
+	echo "ok - skipped: perf events refused here"
+	test_done
+fi
+
+count() {
+	awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"
+}
+
+# thirds FOLDED: the three functions' shares of the samples of the thread that ran them.
+thirds() {
+	b=$(count "$1" ";thirds;burn[; ]") && z=$(count "$1" ";thirds;snooze;.*\\[wait: clock_nanosleep") &&
+	r=$(count "$1" ";thirds;blocked_read;.*\\[wait: read,") &&
+	n=$((b + z + r)) && echo "burn $b, snooze $z, blocked_read $r" &&
+	share_ok "$b" "$n" 0.3333 1 && share_ok "$z" "$n" 0.3333 1 && share_ok "$r" "$n" 0.3333 1
+}
+
+test_expect_success 'burning, sleeping, blocked in read: a third each, no EINTR' '
+	"$PROFIL" record --wall -o root -- "$W" thirds 1 > out.txt &&
+	cat out.txt && grep -qx "eintr 0" out.txt &&
+	"$PROFIL" export -f folded root 2> /dev/null > root.txt && thirds root.txt
+'
+
+test_expect_success 'the report puts on-CPU and waiting time apart, and names the waits' '
+	"$PROFIL" report root > report.txt 2> /dev/null && head -n 8 report.txt &&
+	grep -q "seconds of threads. time: .* on a CPU, .* waiting" report.txt &&
+	grep -q "\\[wait: clock_nanosleep, sleeping\\]" report.txt &&
+	grep -q "\\[wait: read, sleeping\\]" report.txt
+'
+
+test_expect_success 'the call graph splits the time of each function: waiting or on a CPU' '
+	"$PROFIL" report --graph --tsv root 2> /dev/null > graph.tsv &&
+	head -n 1 graph.tsv | grep -q "	waiting_s$" &&
+	awk -F "\t" "\$1 == \"function\" && (\$8 == \"burn\" || \$8 == \"snooze\" ||
+		\$8 == \"blocked_read\") { print \$8, \$6, \$10
+		if (\$8 == \"burn\") ok += (\$10 == 0 && \$6 > 0)
+		else ok += (\$10 == \$6 && \$6 > 0) } END { exit ok != 3 }" graph.tsv
+'
+
+test_expect_success 'without --wall the same program gives nearly all its samples to burn' '
+	"$PROFIL" record -g -o cpu -- "$W" thirds 0.5 > /dev/null &&
+	"$PROFIL" export -f folded cpu 2> /dev/null > cpu.txt &&
+	b=$(count cpu.txt ";burn;|;burn ") && n=$(count cpu.txt .) &&
+	! grep -q "\\[wait:" cpu.txt &&
+	echo "burn $b of $n" && test $((100 * b)) -ge $((90 * n))
+'
+
+test_expect_success 'a mutex, poll and waitpid: each wait named, with its whole stack' '
+	"$PROFIL" record --wall -o why -- "$W" reasons 0.5 > why.out && grep -qx "eintr 0" why.out &&
+	"$PROFIL" export -f folded why 2> /dev/null > why.txt &&
+	grep "^clone3;start_thread;lock_waiter;.*\\[wait: futex, sleeping\\] [0-9]*$" why.txt &&
+	grep "^clone3;start_thread;poll_waiter;.*\\[wait: poll, sleeping\\] [0-9]*$" why.txt &&
+	grep "^_start;.*;main;reasons;.*\\[wait: wait4, sleeping\\] [0-9]*$" why.txt
+'
+
+test_expect_success 'pprof carries CPU and wall time as two sample types, wall the default' '
+	"$PROFIL" export -f pprof -o root.pb.gz root &&
+	go tool pprof -raw root.pb.gz > raw.txt 2> /dev/null &&
+	grep -x "samples/count cpu/nanoseconds wall/nanoseconds\[dflt\]" raw.txt &&
+	awk "/^ *[0-9]+ +[0-9]+ +[0-9]+:/ { n += \$1; c += \$2; w += \$3 }
+		END { printf \"%d samples, cpu %.2f s, wall %.2f s\\n\", n, c / 1e9, w / 1e9
+			exit !(c > 0.5e9 && w > c + 1.5e9) }" raw.txt
+'
+
+test_expect_success 'the flame graph draws the waits blue-violet' '
+	"$PROFIL" export -f svg -o root.svg root &&
+	grep -o "data-name=\"\[wait: [^\"]*\"><title>[^<]*</title><rect [^>]*fill=\"rgb([0-9,]*)\"" \
+		root.svg > fills.txt && cat fills.txt &&
+	sed "s/.*rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))\"/\1 \2 \3/" fills.txt |
+		awk "{ n++; if (\$3 >= 220 && \$1 < 140 && \$2 < 150) ok++ } END { exit !(n > 0 && ok == n) }"
+'
+
+test_expect_success '--wall takes no inside clock' '
+	test_must_fail_2() { "$@"; test $? -eq 2; }
+	test_must_fail_2 "$PROFIL" record --wall --clock ring -o x -- true 2> err.txt &&
+	grep -q "wall records from outside" err.txt
+'
+
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ] || ! command -v setpriv > /dev/null
+then
+	echo "ok - skipped: perf events not allowed to users here, or no setpriv"
+	test_done
+fi
+chmod 755 "$TRASH"
+mkdir u && chmod 777 u
+cp "$PROFIL" "$W" u/
+test_expect_success 'as nobody: the same thirds, no EINTR' '
+	setpriv --reuid=65534 --regid=65534 --clear-groups u/profil record --wall -o u/out -- \
+		u/waits thirds 1 > u.txt 2> u.err && cat u.err u.txt && grep -qx "eintr 0" u.txt &&
+	"$PROFIL" export -f folded u/out 2> /dev/null > nobody.txt && thirds nobody.txt
+'
+test_done
