@@ -32,4 +32,17 @@ test_expect_success '-g (cfi) at 10000 Hz: 5000 cycles peak within 2 MiB of 1000
 	test -n "$a" && test "$b" -le $((a + 2048))
 '
 
+# A fork while other threads rebuild the tables: the child gets the builders' lock as new, and
+# its own dlopen finds the tables of its parent's mappings.
+for clock in timer ring; do
+	test_expect_success "-g (cfi), --clock $clock: forks while threads dlopen, no child hangs" '
+		rm -rf "$PWD/k" &&
+		timeout 120 env LD_PRELOAD=$B/libprofil-record.so PROFIL_RECORD_DIR=$PWD/k \
+			PROFIL_RECORD_CLOCK=$clock PROFIL_RECORD_STACKS=cfi PROFIL_RECORD_HZ=10000 \
+			"$REC/forkdl" "$PLUGIN" > k.out 2> k.err
+		rc=$? && echo "status $rc" && cat k.out k.err && test $rc -eq 0 &&
+		grep -x done k.out && test "$(ls k | wc -l)" -eq 61
+	'
+done
+
 test_done

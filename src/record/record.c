@@ -400,10 +400,7 @@ profil_record_maps_changed(void)
 		profil_record_unlock();
 	}
 	/* This thread called dlopen or dlclose: it may allocate, as they do. */
-	if (profil_rec.stacks.unwind != NULL && profil_record_lock()) {
-		profil_record_unwind_build_locked();
-		profil_record_unlock();
-	}
+	profil_record_unwind_build();
 	errno = saved_errno;
 }
 
@@ -754,6 +751,7 @@ atfork_prepare(void)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &atfork_saved);
+	profil_record_unwind_fork_prepare();
 	atfork_taken = profil_record_lock();
 }
 
@@ -762,6 +760,7 @@ atfork_parent(void)
 {
 	if (atfork_taken)
 		profil_record_unlock();
+	profil_record_unwind_fork_parent();
 	pthread_sigmask(SIG_SETMASK, &atfork_saved, NULL);
 }
 
@@ -1010,8 +1009,8 @@ setup(void)
 	profil_record_maps_snapshot();
 	/* The constructor's thread, before the program runs: it may open files and allocate. */
 	profil_record_unwind_open_locked();
-	profil_record_unwind_build_locked();
 	profil_record_unlock();
+	profil_record_unwind_build();
 	profil_rec.enabled = 1;
 
 	profil_engine_hook_add(PROFIL_HOOK_THREAD_START, on_thread_start, NULL);

@@ -192,13 +192,15 @@ copy_out(const struct ring *r, uint64_t from, void *dst, size_t n)
 /*
  * The walk by unwind tables of a sample's registers and stack copy: rec[2..] holds the
  * registers' ABI, bp, sp, ip, the copy's size, the copy and the size the kernel filled.  The
- * current space is safe to read without entering its slot: spaces are freed with the recorder
- * lock held, as it is here.
+ * space is entered as the signal handler enters it: builders do not take the recorder lock
+ * while they free.
  */
 static size_t
 walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
 {
-	const struct profil_unwind_shared *u = profil_rec.stacks.unwind;
+	struct profil_unwind_shared *u = profil_rec.stacks.unwind;
+	struct profil_unwind_slot *slot;
+	size_t n;
 	const struct profil_unwind_space *space;
 	struct profil_unwind_space none = { NULL, 0 };
 	struct profil_unwind_regs regs;
@@ -220,8 +222,10 @@ walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
 	mem.data = (const uint8_t *)(rec + 7);
 	if (mem.hi < mem.lo)
 		mem.hi = mem.lo;
-	space = atomic_load(&u->slots[atomic_load(&u->cur) % PROFIL_UNWIND_SLOTS].space);
-	return profil_unwind_cfi(space != NULL ? space : &none, &regs, &mem, pcs, max, &end);
+	space = profil_unwind_enter(u, &slot);
+	n = profil_unwind_cfi(space != NULL ? space : &none, &regs, &mem, pcs, max, &end);
+	profil_unwind_leave(slot);
+	return n;
 }
 
 static void

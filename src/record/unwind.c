@@ -13,6 +13,12 @@
  * space).  Without a recorder thread of its own table, the program's thread does both, as it
  * then reads the mappings itself.
  *
+ * Nothing allocates or frees while holding the recorder lock: a thread that gets a fatal signal
+ * inside malloc takes that lock to write the file, and must never wait for a builder that waits
+ * for the malloc lock it holds.  The builders' own lock (build_lock) is taken only by builders,
+ * on threads of the program, never in signal context; the recorder lock is held only while the
+ * mappings are read and objects are added or retired.
+ *
  * Nothing here ever waits for a handler.  An old space is freed once its slot's in-flight count
  * is seen at zero, at the next rebuild; a handler stopped inside a walk (SIGSTOP, a debugger)
  * pins its slot, and with every other slot pinned the current space stays: stale, never unsafe.
@@ -20,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,10 +40,16 @@
 /* Files are mapped whole to be read: larger ones are walked by frame pointers. */
 #define MAX_FILE	(1ULL << 31)
 
-enum { OBJ_FREE = 0, OBJ_NEW, OBJ_OK, OBJ_BAD };
+/*
+ * An object's life: FREE -> NEW (found in the mappings; its file mapped by the open step) ->
+ * LOADING (taken by a builder) -> OK or BAD -> FREE once no space names it.  Added and retired
+ * (to and from FREE) under the recorder lock; path, build-id, opened and img are the open
+ * step's, also under it; cfi and refs are the builders'.
+ */
+enum { OBJ_FREE = 0, OBJ_NEW, OBJ_LOADING, OBJ_OK, OBJ_BAD };
 
 struct object {
-	int state;
+	atomic_int state;
 	const char *path;		/* a mapping's path in the path arena */
 	uint8_t build_id[PROFIL_FORMAT_MAX_BUILD_ID];
 	uint32_t build_id_len;
@@ -45,6 +58,12 @@ struct object {
 	void *img;			/* the file, mapped by the open step */
 	size_t img_len;
 	struct profil_cfi_object cfi;
+};
+
+/* A live mapping with its object, copied under the recorder lock for a builder. */
+struct live {
+	uint64_t start, end, offset;
+	uint16_t obj;
 };
 
 /* A published space, with the objects its modules hold a reference to. */
@@ -56,6 +75,12 @@ struct space {
 
 static struct object objects[MAX_OBJECTS];
 static struct profil_unwind_shared shared;
+/* Error-checking: a fork from a signal handler that interrupted this thread's own build. */
+static pthread_mutex_t build_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+static int fork_taken;		/* the fork's prepare took build_lock */
+static int builds_off;		/* a fork child of a half-done build: the space stays as it is */
+static struct live live[PROFIL_RECORD_MAX_MAPS];	/* build_lock */
+static size_t nlive;
 
 struct profil_unwind_shared *
 profil_record_unwind_shared(void)
@@ -79,7 +104,7 @@ object_of(const struct profil_file_mapping *m)
 	for (i = 0; i < MAX_OBJECTS; i++) {
 		struct object *o = &objects[i];
 
-		if (o->state == OBJ_FREE) {
+		if (atomic_load(&o->state) == OBJ_FREE) {
 			if (room == NULL)
 				room = o;
 			continue;
@@ -92,7 +117,7 @@ object_of(const struct profil_file_mapping *m)
 	if (room == NULL)
 		return NULL;
 	memset(room, 0, sizeof(*room));
-	room->state = OBJ_NEW;
+	atomic_store(&room->state, OBJ_NEW);
 	room->path = m->path;
 	room->build_id_len = m->build_id_len;
 	memcpy(room->build_id, m->build_id, m->build_id_len);
@@ -136,7 +161,7 @@ profil_record_unwind_open_locked(void)
 		if (!wanted(r) || is_vdso(r->m.path))
 			continue;
 		o = object_of(&r->m);
-		if (o == NULL || o->state != OBJ_NEW || o->opened)
+		if (o == NULL || atomic_load(&o->state) != OBJ_NEW || o->opened)
 			continue;
 		o->opened = 1;
 		fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -154,11 +179,11 @@ profil_record_unwind_open_locked(void)
 	}
 }
 
-/* The table of a new object, from the file the open step mapped. */
+/* The table of an object a builder took (LOADING), from the file the open step mapped. */
 static void
 object_load(struct object *o)
 {
-	int err;
+	int err = -ENOENT;
 
 	if (is_vdso(o->path)) {
 		err = profil_cfi_object_load_vdso(&o->cfi);
@@ -166,10 +191,6 @@ object_load(struct object *o)
 		err = profil_cfi_object_load_image(&o->cfi, o->img, o->img_len);
 		munmap(o->img, o->img_len);
 		o->img = NULL;
-	} else if (o->opened) {
-		err = -ENOENT;
-	} else {
-		return;		/* not opened yet: a mapping found by a periodic read */
 	}
 	if (err == 0 && o->build_id_len > 0 && (o->cfi.build_id_len != o->build_id_len ||
 	    memcmp(o->cfi.build_id, o->build_id, o->build_id_len) != 0)) {
@@ -177,7 +198,7 @@ object_load(struct object *o)
 		profil_cfi_object_release(&o->cfi);
 		err = -ESTALE;
 	}
-	o->state = err == 0 ? OBJ_OK : OBJ_BAD;
+	atomic_store(&o->state, err == 0 ? OBJ_OK : OBJ_BAD);
 }
 
 static int
@@ -188,6 +209,37 @@ module_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * Under the recorder lock: the live mappings and their objects into live[], and the objects
+ * ready to be loaded (their file mapped, or the vDSO) taken.  Allocates nothing.
+ */
+static void
+take_mappings_locked(void)
+{
+	size_t i;
+
+	nlive = 0;
+	for (i = 0; i < profil_rec.nmaps; i++) {
+		const struct profil_record_map *r = &profil_rec.maps[i];
+		struct object *o;
+
+		if (!wanted(r) || (o = object_of(&r->m)) == NULL)
+			continue;
+		live[nlive].start = r->m.start;
+		live[nlive].end = r->m.end;
+		live[nlive].offset = r->m.offset;
+		live[nlive].obj = (uint16_t)(o - objects);
+		nlive++;
+	}
+	/* Also files opened for mappings gone since: their images go back. */
+	for (i = 0; i < MAX_OBJECTS; i++) {
+		struct object *o = &objects[i];
+
+		if (atomic_load(&o->state) == OBJ_NEW && (o->opened || is_vdso(o->path)))
+			atomic_store(&o->state, OBJ_LOADING);
+	}
+}
+
 /* A space of the live mappings whose objects have tables; NULL without memory. */
 static struct space *
 space_new(void)
@@ -195,29 +247,21 @@ space_new(void)
 	struct space *s;
 	size_t i, n = 0;
 
-	for (i = 0; i < profil_rec.nmaps; i++)
-		n += wanted(&profil_rec.maps[i]);
-	s = malloc(sizeof(*s) + n * (sizeof(s->mods[0]) + sizeof(s->objs[0])));
+	s = malloc(sizeof(*s) + nlive * (sizeof(s->mods[0]) + sizeof(s->objs[0])));
 	if (s == NULL)
 		return NULL;
-	s->objs = (uint16_t *)(s->mods + n);
-	n = 0;
-	for (i = 0; i < profil_rec.nmaps; i++) {
-		const struct profil_record_map *r = &profil_rec.maps[i];
+	s->objs = (uint16_t *)(s->mods + nlive);
+	for (i = 0; i < nlive; i++) {
 		struct profil_unwind_module *mod = &s->mods[n];
-		struct object *o;
+		struct object *o = &objects[live[i].obj];
 
-		if (!wanted(r) || (o = object_of(&r->m)) == NULL)
+		if (atomic_load(&o->state) != OBJ_OK || profil_cfi_object_bias(&o->cfi,
+		    live[i].start, live[i].offset, &mod->bias) < 0)
 			continue;
-		if (o->state == OBJ_NEW)
-			object_load(o);
-		if (o->state != OBJ_OK ||
-		    profil_cfi_object_bias(&o->cfi, r->m.start, r->m.offset, &mod->bias) < 0)
-			continue;
-		mod->start = r->m.start;
-		mod->end = r->m.end;
+		mod->start = live[i].start;
+		mod->end = live[i].end;
 		mod->table = &o->cfi.table;
-		s->objs[n] = (uint16_t)(o - objects);
+		s->objs[n] = live[i].obj;
 		o->refs++;
 		n++;
 	}
@@ -235,12 +279,16 @@ space_free(struct space *s)
 	free(s);
 }
 
-/* Frees the spaces of the slots no handler is in, and the objects no space names. */
+/*
+ * Frees the spaces of the slots no handler is in, and retires the objects no space names.
+ * build_lock held, not the recorder lock.
+ */
 static void
 reclaim(void)
 {
 	unsigned int cur = atomic_load(&shared.cur) % PROFIL_UNWIND_SLOTS;
 	size_t i;
+	int retire = 0;
 
 	for (i = 0; i < PROFIL_UNWIND_SLOTS; i++) {
 		struct profil_unwind_slot *slot = &shared.slots[i];
@@ -253,51 +301,82 @@ reclaim(void)
 	}
 	for (i = 0; i < MAX_OBJECTS; i++) {
 		struct object *o = &objects[i];
+		int st = atomic_load(&o->state);
 
-		if ((o->state == OBJ_OK || o->state == OBJ_BAD) && o->refs == 0) {
-			if (o->state == OBJ_OK)
+		if ((st == OBJ_OK || st == OBJ_BAD) && o->refs == 0) {
+			/* Its table first, off the lock; then the entry, under it. */
+			if (st == OBJ_OK)
 				profil_cfi_object_release(&o->cfi);
-			memset(o, 0, sizeof(*o));
+			atomic_store(&o->state, OBJ_BAD);
+			retire = 1;
 		}
 	}
+	if (!retire || !profil_record_lock())
+		return;
+	for (i = 0; i < MAX_OBJECTS; i++) {
+		struct object *o = &objects[i];
+
+		if (atomic_load(&o->state) == OBJ_BAD && o->refs == 0) {
+			memset(o, 0, sizeof(*o));
+			atomic_store(&o->state, OBJ_FREE);
+		}
+	}
+	profil_record_unlock();
 }
 
 /*
  * Builds the tables of new objects and publishes a space of the live mappings.  On a thread
- * that may allocate and has not been interrupted in our code (not in signal context).  Lock
- * held.
+ * of the program that may allocate, not in signal context, without the recorder lock (it is
+ * taken here, briefly).
  */
 void
-profil_record_unwind_build_locked(void)
+profil_record_unwind_build(void)
 {
 	struct space *s;
 	unsigned int cur, i;
 
-	if (profil_rec.stacks.unwind == NULL)
+	if (profil_rec.stacks.unwind == NULL || builds_off ||
+	    pthread_mutex_lock(&build_lock) != 0)
 		return;
-	s = space_new();
-	/* Files opened for mappings gone since: their images go back now. */
-	for (i = 0; i < MAX_OBJECTS; i++)
-		if (objects[i].state == OBJ_NEW && objects[i].opened)
-			object_load(&objects[i]);
-	if (s == NULL) {
-		reclaim();
-		return;
+	if (!profil_record_lock()) {
+		pthread_mutex_unlock(&build_lock);
+		return;		/* this thread is inside the recorder already */
 	}
+	take_mappings_locked();
+	profil_record_unlock();
+	for (i = 0; i < MAX_OBJECTS; i++)
+		if (atomic_load(&objects[i].state) == OBJ_LOADING)
+			object_load(&objects[i]);
+	s = space_new();
 	cur = atomic_load(&shared.cur) % PROFIL_UNWIND_SLOTS;
-	for (i = 1; i < PROFIL_UNWIND_SLOTS; i++) {
+	for (i = 1; s != NULL && i < PROFIL_UNWIND_SLOTS; i++) {
 		struct profil_unwind_slot *slot = &shared.slots[(cur + i) % PROFIL_UNWIND_SLOTS];
 
 		if (atomic_load(&slot->space) == NULL) {
 			atomic_store(&slot->space, &s->space);
 			atomic_store(&shared.cur, (cur + i) % PROFIL_UNWIND_SLOTS);
-			reclaim();
-			return;
+			s = NULL;
 		}
 	}
 	/* Every other slot pinned by a stopped handler: the current space stays. */
-	space_free(s);
+	if (s != NULL)
+		space_free(s);
 	reclaim();
+	pthread_mutex_unlock(&build_lock);
+}
+
+/* fork: no build is half done in the child (called before the recorder lock is taken). */
+void
+profil_record_unwind_fork_prepare(void)
+{
+	fork_taken = pthread_mutex_lock(&build_lock) == 0;
+}
+
+void
+profil_record_unwind_fork_parent(void)
+{
+	if (fork_taken)
+		pthread_mutex_unlock(&build_lock);
 }
 
 /* fork child: the handlers counted in flight were on threads the child does not have. */
@@ -306,30 +385,39 @@ profil_record_unwind_fork_child(void)
 {
 	for (size_t i = 0; i < PROFIL_UNWIND_SLOTS; i++)
 		atomic_store(&shared.slots[i].inflight, 0);
+	/*
+	 * Made anew, not unlocked: the forking thread has another id in the child, and an
+	 * error-checking mutex is unlocked only by its owner's.
+	 */
+	build_lock = (pthread_mutex_t)PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+	if (!fork_taken)
+		builds_off = 1;
 }
 
 /* A recorder that gives up, before any handler ran: everything back to the program. */
 void
 profil_record_unwind_release(void)
 {
+	if (pthread_mutex_lock(&build_lock) != 0)
+		return;
 	for (size_t i = 0; i < MAX_OBJECTS; i++) {
 		struct object *o = &objects[i];
 
 		if (o->img != NULL)
 			munmap(o->img, o->img_len);
 		o->img = NULL;
+		if (atomic_load(&o->state) == OBJ_NEW || atomic_load(&o->state) == OBJ_LOADING)
+			atomic_store(&o->state, OBJ_BAD);
 	}
-	atomic_store(&shared.cur, (atomic_load(&shared.cur) + 1) % PROFIL_UNWIND_SLOTS);
-	for (size_t i = 0; i < PROFIL_UNWIND_SLOTS; i++)
-		atomic_store(&shared.slots[i].inflight, 0);
-	reclaim();
 	for (size_t i = 0; i < PROFIL_UNWIND_SLOTS; i++) {
 		const struct profil_unwind_space *sp = atomic_load(&shared.slots[i].space);
 
+		atomic_store(&shared.slots[i].inflight, 0);
 		if (sp != NULL) {
 			atomic_store(&shared.slots[i].space, NULL);
 			space_free((struct space *)(uintptr_t)sp);
 		}
 	}
 	reclaim();
+	pthread_mutex_unlock(&build_lock);
 }

@@ -7,10 +7,9 @@
 
 #include "stacks.h"
 
-#if defined(__x86_64__)
-/* Enters the current slot; see struct profil_unwind_shared for why the re-check is enough. */
-static struct profil_unwind_slot *
-slot_enter(struct profil_unwind_shared *u)
+/* See struct profil_unwind_shared for why the re-check is enough. */
+const struct profil_unwind_space *
+profil_unwind_enter(struct profil_unwind_shared *u, struct profil_unwind_slot **slotp)
 {
 	struct profil_unwind_slot *slot;
 	unsigned int i;
@@ -20,12 +19,18 @@ slot_enter(struct profil_unwind_shared *u)
 		slot = &u->slots[i];
 		atomic_fetch_add(&slot->inflight, 1);
 		if (atomic_load(&u->cur) % PROFIL_UNWIND_SLOTS == i)
-			return slot;
+			break;
 		atomic_fetch_sub(&slot->inflight, 1);
 	}
+	*slotp = slot;
+	return atomic_load(&slot->space);
 }
 
-#endif
+void
+profil_unwind_leave(struct profil_unwind_slot *slot)
+{
+	atomic_fetch_sub(&slot->inflight, 1);
+}
 
 size_t
 profil_unwind_context(const void *ucv, struct profil_unwind_shared *u, uint64_t *pcs, size_t max)
@@ -53,10 +58,9 @@ profil_unwind_context(const void *ucv, struct profil_unwind_shared *u, uint64_t 
 	mem.lo = regs.sp;
 	mem.hi = hi;
 	mem.data = (const uint8_t *)(uintptr_t)regs.sp;
-	slot = slot_enter(u);
-	space = atomic_load(&slot->space);
+	space = profil_unwind_enter(u, &slot);
 	n = profil_unwind_cfi(space != NULL ? space : &none, &regs, &mem, pcs, max, &end);
-	atomic_fetch_sub(&slot->inflight, 1);
+	profil_unwind_leave(slot);
 	return n;
 #else
 	(void)u;

@@ -101,6 +101,14 @@ extern __thread struct profil_stack_bounds profil_stack_bounds
 size_t profil_unwind_fp(const void *uc, uint64_t *pcs, size_t max);
 
 /*
+ * The space published in u, entered: the control side frees nothing until profil_unwind_leave
+ * (slot).  NULL: none published yet.  For walks outside the handler (the ring clock's drain).
+ */
+const struct profil_unwind_space *profil_unwind_enter(struct profil_unwind_shared *u,
+    struct profil_unwind_slot **slot);
+void profil_unwind_leave(struct profil_unwind_slot *slot);
+
+/*
  * The same walk by the unwind tables of the space published in u (profil_unwind_cfi), over
  * the memory [interrupted sp, thread's stack top) read in place; code without tables is walked
  * by frame pointers, and a cut stack ends in a PROFIL_PC_CUT_* marker.  Off the thread's

@@ -22,6 +22,18 @@
 
 struct profil_record profil_rec;
 
+/* The recorder lock, as record.c's for one thread. */
+int
+profil_record_lock(void)
+{
+	return 1;
+}
+
+void
+profil_record_unlock(void)
+{
+}
+
 /* This process's executable mappings, as maps.c would note them (no build-ids). */
 static void
 note_maps(void)
@@ -80,7 +92,7 @@ static void
 rebuild(void)
 {
 	profil_record_unwind_open_locked();
-	profil_record_unwind_build_locked();
+	profil_record_unwind_build();
 }
 
 static ucontext_t uc;
