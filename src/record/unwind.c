@@ -8,7 +8,7 @@
  * is mapped read-only and its descriptor closed (profil_record_unwind_open_locked).  Tables are
  * built, and spaces published and freed, on a thread of the program that may allocate: the
  * constructor's, and the thread that called dlopen or dlclose, once the recorder's thread has
- * answered (profil_record_unwind_build_locked).  The recorder's thread never allocates: its
+ * answered (profil_record_unwind_build).  The recorder's thread never allocates: its
  * first malloc or free would make glibc reserve an arena (64 MiB of the program's address
  * space).  Without a recorder thread of its own table, the program's thread does both, as it
  * then reads the mappings itself.
@@ -23,6 +23,10 @@
  * is seen at zero, at the next rebuild; a handler stopped inside a walk (SIGSTOP, a debugger)
  * pins its slot, and with every other slot pinned the current space stays: stale, never unsafe.
  * Memory is bounded by PROFIL_UNWIND_SLOTS spaces and the objects they name.
+ *
+ * Until the thread that called dlopen has built the new space (after the library's
+ * constructors ran), samples in the new library are walked by frame pointers; mappings made
+ * without dlopen are found by the periodic reads but get tables only at the next dlopen.
  */
 #include <errno.h>
 #include <fcntl.h>
