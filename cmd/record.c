@@ -128,8 +128,8 @@ forward(int signo)
 }
 
 static int
-setup_env(const char *lib, const char *hz, int stacks, const char *dir, int noexec,
-    const char *clock)
+setup_env(const char *lib, const char *hz, int stacks, int frame_pointers, const char *dir,
+    int noexec, const char *clock)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *preload;
@@ -153,7 +153,8 @@ setup_env(const char *lib, const char *hz, int stacks, const char *dir, int noex
 		return -1;
 	if (hz != NULL && setenv(PROFIL_RECORD_ENV_HZ, hz, 1) != 0)
 		return -1;
-	if (setenv(PROFIL_RECORD_ENV_STACKS, stacks ? "1" : "0", 1) != 0)
+	if (setenv(PROFIL_RECORD_ENV_STACKS, !stacks ? "0" : frame_pointers ?
+	    PROFIL_RECORD_STACKS_FP : PROFIL_RECORD_STACKS_CFI, 1) != 0)
 		return -1;
 	if (dir != NULL && setenv(PROFIL_RECORD_ENV_DIR, dir, 1) != 0)
 		return -1;
@@ -236,7 +237,8 @@ record_inside(const struct record_opts *o, char **cmd)
 		profil_cmd_error("recorder library not found", lib);
 		return 1;
 	}
-	if (setup_env(lib, o->hz, o->stacks, o->dir, o->noexec, o->clock) < 0) {
+	if (setup_env(lib, o->hz, o->stacks, o->frame_pointers, o->dir, o->noexec,
+	    o->clock) < 0) {
 		profil_cmd_error("cannot set the environment", strerror(errno));
 		return 1;
 	}

@@ -1,7 +1,7 @@
 #!/bin/sh
-# -g records call stacks by walking frame pointers; "a frame-pointer walk that can never fault
-# (every read validated against the thread's stack bounds); without frame pointers the stacks
-# are short, not wrong".
+# --call-graph fp records call stacks by walking frame pointers; "a frame-pointer walk that can
+# never fault (every read validated against the thread's stack bounds); without frame pointers
+# the stacks are short, not wrong".  -g (cfi) is t2103's; the hostile frames here face both.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
 
@@ -17,9 +17,9 @@ sym_range() {
 
 "$PROFIL" record -g -o g -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
 "$PROFIL" dump g/*.profil > g.dump
-"$PROFIL" record -g --clock ring -o gr -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
+"$PROFIL" record --call-graph fp --clock ring -o gr -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
 "$PROFIL" dump gr/*.profil > gr.dump
-"$PROFIL" record -g --clock perf -o gs -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
+"$PROFIL" record --call-graph fp --clock perf -o gs -- "$REC/split" 1.0 "$PLUGIN" > /dev/null
 "$PROFIL" dump gs/*.profil > gs.dump
 
 test_expect_success 'the header says stacks were recorded' '
@@ -71,12 +71,12 @@ test_expect_success 'without -g every sample is the pc alone' '
 '
 
 test_expect_success 'hostile frame pointers (null, odd, unmapped, heap, cycles) never fault' '
-	for clock in perf timer ring; do
-		"$PROFIL" record -g --clock $clock -F 10000 -o bad$clock -- \
+	for clock in perf timer ring; do for cg in fp cfi; do
+		"$PROFIL" record --call-graph $cg --clock $clock -F 10000 -o bad$clock$cg -- \
 			"$REC/badfp" 60000000 > bad.out || return 1
-		grep survived bad.out && "$PROFIL" dump bad$clock/*.profil > bad.dump &&
+		grep survived bad.out && "$PROFIL" dump bad$clock$cg/*.profil > bad.dump &&
 		test "$(dump_total bad.dump)" -gt 50 || return 1
-	done
+	done; done
 '
 
 test_done

@@ -36,6 +36,12 @@ int profil_cfi_object_load(struct profil_cfi_object *o, int fd);
 /* The same from an ELF image in memory laid out as its file (the vDSO). */
 int profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image, size_t len);
 
+/*
+ * The vDSO of this process, from the image the kernel maps (getauxval(AT_SYSINFO_EHDR)): the
+ * same image in every process of this kernel.  -ENOENT without one.
+ */
+int profil_cfi_object_load_vdso(struct profil_cfi_object *o);
+
 void profil_cfi_object_release(struct profil_cfi_object *o);
 
 /*

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -260,6 +261,22 @@ profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image, siz
 	struct source src = { -1, image, len };
 
 	return load(o, &src);
+}
+
+int
+profil_cfi_object_load_vdso(struct profil_cfi_object *o)
+{
+	const uint8_t *img = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	size_t len;
+
+	if (img == NULL || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return -ENOENT;
+	/* Its section headers come last; the kernel maps the whole image. */
+	len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (len < sizeof(*eh) || len > (64u << 10))
+		return -ENOEXEC;
+	return profil_cfi_object_load_image(o, img, len);
 }
 
 void

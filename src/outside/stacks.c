@@ -5,32 +5,13 @@
  * stack copies.  One table per object for the whole session, found by build-id and path; each
  * image keeps its mappings as a sorted space for the walk, rebuilt when they change.
  */
-#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "session.h"
-
-/* The vDSO is the same image in every process of this kernel: ours. */
-static int
-vdso_load(struct profil_cfi_object *o)
-{
-	const uint8_t *img = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
-	size_t len;
-
-	if (img == NULL || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
-		return -ENOENT;
-	/* Its section headers come last; the kernel maps the whole image. */
-	len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	if (len < sizeof(*eh) || len > (64u << 10))
-		return -ENOEXEC;
-	return profil_cfi_object_load_image(o, img, len);
-}
 
 /*
  * The object of a mapping, loaded on first use: its row in s->objects, or -errno.  Each object
@@ -70,7 +51,7 @@ object_of(struct profil_outside *s, pid_t pid, const struct profil_file_mapping 
 		return -ENOMEM;
 	s->objects[row] = o;
 	if (strcmp(m->path, "[vdso]") == 0) {
-		err = vdso_load(&o->cfi);
+		err = profil_cfi_object_load_vdso(&o->cfi);
 	} else {
 		/*
 		 * The process's own view of the file first (root only): a library deleted by an

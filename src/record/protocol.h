@@ -13,8 +13,13 @@
 #define PROFIL_RECORD_ENV_HZ		"PROFIL_RECORD_HZ"
 /* One of the PROFIL_RECORD_CLOCK_* names below. */
 #define PROFIL_RECORD_ENV_CLOCK		"PROFIL_RECORD_CLOCK"
-/* "1": call stacks; "0": flat. */
+/*
+ * Call stacks: "cfi" walked by the unwind tables of each object's call frame information, "fp"
+ * by frame pointers, "1" the default (cfi); "0": flat.
+ */
 #define PROFIL_RECORD_ENV_STACKS	"PROFIL_RECORD_STACKS"
+#define PROFIL_RECORD_STACKS_CFI	"cfi"
+#define PROFIL_RECORD_STACKS_FP		"fp"
 /* "0": images started by exec from a recorded process are not recorded. */
 #define PROFIL_RECORD_ENV_EXEC		"PROFIL_RECORD_EXEC"
 /* Distinct stacks per in-memory table. */

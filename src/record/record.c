@@ -8,7 +8,9 @@
  *   PROFIL_RECORD_CLOCK    auto (default): perf ring buffers where perf events are allowed,
  *                          else the engine's clocks; ring; perf (perf events + a signal per
  *                          sample); timer (per-thread CPU timers + a signal)
- *   PROFIL_RECORD_STACKS   1: record call stacks (frame-pointer walk), 0: flat (default)
+ *   PROFIL_RECORD_STACKS   cfi or 1: record call stacks walked by the unwind tables of the
+ *                          objects' call frame information; fp: walked by frame pointers;
+ *                          0: flat (default)
  *   PROFIL_RECORD_EXEC     0: images started by exec from a recorded process are not recorded
  *   PROFIL_RECORD_ENTRIES  distinct stacks per in-memory table (default 16384); a table half
  *                          full is spilled to an unnamed file in the output directory
@@ -304,6 +306,8 @@ serve_request(void)
 			if (ring_mode)
 				profil_ring_drain_all();
 			profil_record_maps_snapshot();
+			/* The requester builds the tables: this thread must not allocate. */
+			profil_record_unwind_open_locked();
 		} else {
 			write_locked(req.kind, req.code, ring_mode ? NULL : &req.st);
 		}
@@ -386,16 +390,17 @@ profil_record_maps_changed(void)
 
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
-	if (delegate(REQ_MAPS, 0, NULL)) {
-		errno = saved_errno;
-		return;
+	if (!delegate(REQ_MAPS, 0, NULL)) {
+		if (!profil_record_lock())
+			return;
+		if (ring_mode)
+			profil_ring_drain_all();
+		profil_record_maps_snapshot();
+		profil_record_unwind_open_locked();
+		profil_record_unlock();
 	}
-	if (!profil_record_lock())
-		return;
-	if (ring_mode)
-		profil_ring_drain_all();
-	profil_record_maps_snapshot();
-	profil_record_unlock();
+	/* This thread called dlopen or dlclose: it may allocate, as they do. */
+	profil_record_unwind_build();
 	errno = saved_errno;
 }
 
@@ -746,6 +751,7 @@ atfork_prepare(void)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &atfork_saved);
+	profil_record_unwind_fork_prepare();
 	atfork_taken = profil_record_lock();
 }
 
@@ -754,6 +760,7 @@ atfork_parent(void)
 {
 	if (atfork_taken)
 		profil_record_unlock();
+	profil_record_unwind_fork_parent();
 	pthread_sigmask(SIG_SETMASK, &atfork_saved, NULL);
 }
 
@@ -777,6 +784,7 @@ atfork_child(void)
 	status_fd = -1;
 	/* The forking thread lives on under a new id; its ticks must not carry the parent's. */
 	profil_sample_tid = (uint32_t)self_tid();
+	profil_record_unwind_fork_child();
 	/*
 	 * The child inherits the forking thread's seccomp filter, and its recorder thread would
 	 * too: with one, the child records nothing rather than risk a killed open(2).
@@ -914,14 +922,27 @@ setup(void)
 {
 	static char dir_entry[sizeof(PROFIL_RECORD_ENV_DIR "=") + sizeof(profil_rec.dir)];
 	struct profil_stacks *s = &profil_rec.stacks;
-	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK);
+	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK), *stacks;
 	unsigned long entries;
+	int cfi = 0;
 	ssize_t n;
 	sigset_t saved;
 	int r, i;
 
 	profil_rec.hz = (unsigned int)env_ulong(PROFIL_RECORD_ENV_HZ, 1000, 1, PROFIL_HZ_MAX);
-	profil_rec.depth = env_ulong(PROFIL_RECORD_ENV_STACKS, 0, 0, 1) ? 128 : 1;
+	stacks = profil_env_get(PROFIL_RECORD_ENV_STACKS);
+	if (stacks != NULL && strcmp(stacks, PROFIL_RECORD_STACKS_FP) == 0) {
+		profil_rec.depth = 128;
+	} else if (stacks != NULL && strcmp(stacks, PROFIL_RECORD_STACKS_CFI) == 0) {
+		profil_rec.depth = 128;
+		cfi = 1;
+	} else {
+		profil_rec.depth = env_ulong(PROFIL_RECORD_ENV_STACKS, 0, 0, 1) ? 128 : 1;
+		cfi = profil_rec.depth > 1;
+	}
+#if !defined(__x86_64__)
+	cfi = 0;	/* the unwind tables and their walk are x86-64's: frame pointers */
+#endif
 	flush_ms = (unsigned int)env_ulong(PROFIL_RECORD_ENV_FLUSH_MS, 1000, 0, 3600000);
 	entries = env_ulong(PROFIL_RECORD_ENV_ENTRIES, 16384, 64, 1UL << 24);
 	profil_rec.clock = PROFIL_CLOCK_AUTO;
@@ -982,9 +1003,14 @@ setup(void)
 	profil_rec.sink.fn = profil_stacks_tick;
 	profil_rec.sink.arg = s;
 	note_stack_bounds();
+	if (cfi)
+		s->unwind = profil_record_unwind_shared();
 	profil_record_lock();
 	profil_record_maps_snapshot();
+	/* The constructor's thread, before the program runs: it may open files and allocate. */
+	profil_record_unwind_open_locked();
 	profil_record_unlock();
+	profil_record_unwind_build();
 	profil_rec.enabled = 1;
 
 	profil_engine_hook_add(PROFIL_HOOK_THREAD_START, on_thread_start, NULL);
@@ -1008,6 +1034,7 @@ setup(void)
 		if (r < 0 && profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
 			profil_rec.enabled = 0;
 			tables_release();
+			profil_record_unwind_release();
 			profil_record_warn("recorder disabled: perf ring buffers refused",
 			    strerror(-r));
 			return r;
@@ -1023,6 +1050,7 @@ setup(void)
 	if (r < 0) {
 		profil_rec.enabled = 0;
 		tables_release();
+		profil_record_unwind_release();
 		profil_record_warn("recorder disabled: cannot start the sampling clock",
 		    strerror(-r));
 		return r;

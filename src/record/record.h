@@ -84,6 +84,22 @@ void profil_record_lock_reset(void);
  * Async-signal-safe.  Lock held. */
 void profil_record_maps_snapshot(void);
 
+/*
+ * src/record/unwind.c: the unwind tables of --call-graph cfi, for the signal handler.
+ * open_locked: maps the files of new objects; the recorder's thread (its own descriptor
+ * table), lock held, allocates nothing.  build: their tables and a space of the live mappings,
+ * published without waiting for any handler; a program thread that may allocate, without the
+ * lock (nothing allocates under it).  Neither in signal context.  Nothing to do when
+ * profil_rec.stacks.unwind is NULL.  fork_prepare comes before the lock is taken for a fork.
+ */
+struct profil_unwind_shared *profil_record_unwind_shared(void);
+void profil_record_unwind_open_locked(void);
+void profil_record_unwind_build(void);
+void profil_record_unwind_fork_prepare(void);
+void profil_record_unwind_fork_parent(void);
+void profil_record_unwind_fork_child(void);
+void profil_record_unwind_release(void);
+
 /* src/record/threads.c: notes a thread's name. Lock held. Async-signal-safe. */
 void profil_record_thread_note(uint32_t tid, const char *name);
 void profil_record_threads_scan(void);

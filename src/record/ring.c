@@ -1,6 +1,7 @@
 /*
  * The perf ring-buffer clock: one task-clock event per thread whose samples (IP, TID and, with
- * -g, the kernel's walk of the user call chain) the kernel writes into a ring buffer mapped
+ * -g, the kernel's walk of the user call chain by frame pointers, or with --call-graph cfi the
+ * user registers and a copy of the top of the stack, walked here by the unwind tables) the kernel writes into a ring buffer mapped
  * here, with wakeups off.  No signal reaches the program: the cost per sample is the timer
  * interrupt and the kernel's write, as for `perf record`.  The flusher thread drains the rings
  * into the aggregation table every few milliseconds, off the program's threads.
@@ -18,8 +19,23 @@
 
 #include "record.h"
 
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+/* What the walk by unwind tables starts from, in this order: bp, sp, ip (walk_copy). */
+#define REGS_USER	(1u << PERF_REG_X86_BP | 1u << PERF_REG_X86_SP | 1u << PERF_REG_X86_IP)
+#else
+#define REGS_USER	0	/* the walk by unwind tables is x86-64's: never asked for */
+#endif
+
 #define MAX_RINGS	4096
-#define RECORD_MAX	4096		/* bytes of one sample record we copy out */
+/*
+ * Bytes of the stack the kernel copies with each sample, for the walk by unwind tables: at most
+ * STACK_COPY, less in rings too small for two drain periods of such samples (copy_for).
+ */
+#define STACK_COPY	8192
+#define MIN_COPY	512
+#define REGS_BYTES	96	/* the rest of a sample with registers: header, ip, tid, ... */
+#define RECORD_MAX	(STACK_COPY + 256)	/* bytes of one sample record we copy out */
 
 struct ring {
 	pid_t tid;			/* 0: free */
@@ -45,6 +61,19 @@ profil_ring_init(long pagesize)
 
 struct profil_ring_stats profil_ring_stats;
 
+/* The stack copy that a ring of size bytes holds two drain periods of, at hz. */
+static size_t
+copy_for(size_t size, unsigned int hz)
+{
+	size_t n = (size_t)hz * PROFIL_RECORD_DRAIN_MS * 2 / 1000, per;
+
+	per = size / (n > 0 ? n : 1);
+	if (per < REGS_BYTES + MIN_COPY)
+		return MIN_COPY;
+	per = (per - REGS_BYTES) & ~(size_t)7;
+	return per < STACK_COPY ? per : STACK_COPY;
+}
+
 static int
 ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size)
 {
@@ -53,8 +82,15 @@ ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size
 	attr->size = sizeof(*attr);
 	attr->config = PERF_COUNT_SW_TASK_CLOCK;
 	attr->sample_period = 1000000000ULL / hz;
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-	    (stacks ? PERF_SAMPLE_CALLCHAIN : 0);
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	if (stacks && profil_rec.stacks.unwind != NULL) {
+		attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		attr->sample_regs_user = REGS_USER;
+		attr->sample_stack_user = (uint32_t)copy_for(size, hz);
+	} else if (stacks) {
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr->sample_max_stack = 127;
+	}
 	/* perf_event_paranoid 2 allows user-space-only sampling of one's own threads. */
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
@@ -62,8 +98,6 @@ ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size
 	/* Wakeups off: nobody sleeps on these fds, the flusher polls on its own clock. */
 	attr->watermark = 1;
 	attr->wakeup_watermark = (uint32_t)size;
-	if (stacks)
-		attr->sample_max_stack = 127;
 	return 0;
 }
 
@@ -78,7 +112,7 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	struct ring *r = NULL;
 	size_t i, size;
 	void *m;
-	int fd;
+	int fd, cfi = stacks && profil_rec.stacks.unwind != NULL;
 
 	for (i = 0; i < MAX_RINGS; i++) {
 		if (rings[i].tid == tid)
@@ -92,35 +126,46 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 		/*
 		 * Four drain periods of samples at this rate (about 32 bytes each flat, 512 with
 		 * a call chain), in a power of two of pages: small rings leave the locked-memory
-		 * allowance of unprivileged users to many threads.
+		 * allowance of unprivileged users to many threads.  Stack copies: two periods,
+		 * in at most 32 pages, so that 64 threads of an unprivileged user still fit.
 		 */
-		size_t want = (size_t)hz * PROFIL_RECORD_DRAIN_MS * 4 / 1000 * (stacks ? 512 : 32);
+		size_t one = !stacks ? 32 : cfi ? STACK_COPY + REGS_BYTES : 512;
+		size_t want = (size_t)hz * PROFIL_RECORD_DRAIN_MS * (cfi ? 2 : 4) / 1000 * one;
 
 		for (ring_pages = stacks ? 4 : 2; ring_pages * (size_t)page < want &&
-		    ring_pages < 256; ring_pages *= 2)
+		    ring_pages < (cfi ? 32u : 256u); ring_pages *= 2)
 			;
 	}
 	size = ring_pages * (size_t)page;
-	ring_attr(&attr, hz, stacks, size);
-	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/*
-	 * Unprivileged, ring pages count against perf_event_mlock_kb and then RLIMIT_MEMLOCK:
-	 * with many threads, smaller rings (drained as often) beat unsampled threads.
-	 */
 	for (;;) {
-		m = mmap(NULL, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (m != MAP_FAILED || (errno != EPERM && errno != ENOMEM) ||
-		    size == (size_t)page)
-			break;
-		size /= 2;
-	}
-	if (m == MAP_FAILED) {
-		int e = -errno;
+		ring_attr(&attr, hz, stacks, size);
+		fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		/*
+		 * Unprivileged, ring pages count against perf_event_mlock_kb and then
+		 * RLIMIT_MEMLOCK: with many threads, smaller rings (drained as often) beat
+		 * unsampled threads.
+		 */
+		for (;;) {
+			m = mmap(NULL, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    0);
+			if (m != MAP_FAILED || (errno != EPERM && errno != ENOMEM) ||
+			    size == (size_t)page)
+				break;
+			size /= 2;
+		}
+		if (m == MAP_FAILED) {
+			int e = -errno;
 
+			close(fd);
+			return e;
+		}
+		/* A smaller ring than asked for: a smaller stack copy, so that samples fit. */
+		if (!cfi || copy_for(size, hz) == attr.sample_stack_user)
+			break;
+		munmap(m, size + (size_t)page);
 		close(fd);
-		return e;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &r->id) != 0)
 		r->id = 0;
@@ -144,6 +189,45 @@ copy_out(const struct ring *r, uint64_t from, void *dst, size_t n)
 	memcpy((uint8_t *)dst + first, r->data, n - first);
 }
 
+/*
+ * The walk by unwind tables of a sample's registers and stack copy: rec[2..] holds the
+ * registers' ABI, bp, sp, ip, the copy's size, the copy and the size the kernel filled.  The
+ * space is entered as the signal handler enters it: builders do not take the recorder lock
+ * while they free.
+ */
+static size_t
+walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
+{
+	struct profil_unwind_shared *u = profil_rec.stacks.unwind;
+	struct profil_unwind_slot *slot;
+	size_t n;
+	const struct profil_unwind_space *space;
+	struct profil_unwind_space none = { NULL, 0 };
+	struct profil_unwind_regs regs;
+	struct profil_unwind_memory mem;
+	enum profil_unwind_end end;
+	uint64_t size, dyn;
+
+	if (words < 8 || rec[2] == PERF_SAMPLE_REGS_ABI_NONE)
+		return 0;
+	regs.fp = rec[3];
+	regs.sp = rec[4];
+	regs.pc = rec[5];
+	size = rec[6];
+	if (size % 8 != 0 || size / 8 > words - 7)
+		return 0;
+	dyn = size > 0 && size / 8 < words - 7 ? rec[7 + size / 8] : 0;
+	mem.lo = regs.sp;
+	mem.hi = regs.sp + (dyn < size ? dyn : size);
+	mem.data = (const uint8_t *)(rec + 7);
+	if (mem.hi < mem.lo)
+		mem.hi = mem.lo;
+	space = profil_unwind_enter(u, &slot);
+	n = profil_unwind_cfi(space != NULL ? space : &none, &regs, &mem, pcs, max, &end);
+	profil_unwind_leave(slot);
+	return n;
+}
+
 static void
 take_sample(const uint64_t *rec, size_t words, int stacks)
 {
@@ -157,7 +241,9 @@ take_sample(const uint64_t *rec, size_t words, int stacks)
 		return;
 	ip = rec[0];
 	tid = (uint32_t)(rec[1] >> 32);
-	if (stacks && words >= 3) {
+	if (stacks && profil_rec.stacks.unwind != NULL) {
+		depth = walk_copy(rec, words, pcs, profil_rec.depth);
+	} else if (stacks && words >= 3) {
 		nr = rec[2];
 		if (nr > words - 3)
 			nr = words - 3;

@@ -151,8 +151,12 @@ profil_stacks_tick(const struct profil_tick *tick, void *arg)
 	size_t depth;
 
 	if (s->max_depth > 1 && tick->uc != NULL) {
-		depth = profil_unwind_fp(tick->uc, pcs,
-		    s->max_depth < MAX_DEPTH ? s->max_depth : MAX_DEPTH);
+		size_t max = s->max_depth < MAX_DEPTH ? s->max_depth : MAX_DEPTH;
+
+		if (s->unwind != NULL)
+			depth = profil_unwind_context(tick->uc, s->unwind, pcs, max);
+		else
+			depth = profil_unwind_fp(tick->uc, pcs, max);
 		pcs[0] = tick->pc;
 	} else {
 		pcs[0] = tick->pc;

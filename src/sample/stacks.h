@@ -8,6 +8,7 @@
 #define PROFIL_STACKS_H
 
 #include "sample.h"
+#include "unwind.h"
 
 /* entry.state: empty, being filled, dead (pool exhausted), else the published key hash. */
 #define PROFIL_STACK_EMPTY	0
@@ -34,6 +35,25 @@ struct profil_stack_table {
 };
 
 /*
+ * The unwind space a tick walks by, published by the control side (src/record/unwind.c), which
+ * builds spaces off the signal path and never waits for a handler.  A handler enters the
+ * current slot as it enters a stack table (its inflight counter, re-checked against cur with
+ * sequentially consistent atomics); the control side publishes a new space in another, empty
+ * slot, and frees an old slot's space only when it finds that slot's counter at zero, so a
+ * handler stopped inside a walk pins one slot and no more.
+ */
+#define PROFIL_UNWIND_SLOTS 4
+struct profil_unwind_slot {
+	_Atomic(const struct profil_unwind_space *) space;	/* NULL: empty */
+	atomic_uint inflight;		/* handlers walking this slot's space now */
+};
+
+struct profil_unwind_shared {
+	atomic_uint cur;		/* the slot new walks enter */
+	struct profil_unwind_slot slots[PROFIL_UNWIND_SLOTS];
+};
+
+/*
  * Two tables: adders use the current one; the control side spills a filling table by making
  * the other current, waiting until no adder is left inside the old one (inflight, checked
  * Dekker-style against cur with sequentially consistent atomics), writing it out and clearing
@@ -44,6 +64,8 @@ struct profil_stacks {
 	struct profil_stack_table tables[2];
 	atomic_uint epoch;		/* the mapping generation, bumped by the control side */
 	unsigned int max_depth;		/* 1: flat profile, the pc alone */
+	/* NULL: stacks by frame pointers; else by the unwind tables published here. */
+	struct profil_unwind_shared *unwind;
 	atomic_uint_least64_t dropped;	/* ticks that found no room */
 };
 
@@ -77,5 +99,22 @@ extern __thread struct profil_stack_bounds profil_stack_bounds
  * sigaltstack) only pcs[0] is stored.  Code built without frame pointers gives short stacks.
  */
 size_t profil_unwind_fp(const void *uc, uint64_t *pcs, size_t max);
+
+/*
+ * The space published in u, entered: the control side frees nothing until profil_unwind_leave
+ * (slot).  NULL: none published yet.  For walks outside the handler (the ring clock's drain).
+ */
+const struct profil_unwind_space *profil_unwind_enter(struct profil_unwind_shared *u,
+    struct profil_unwind_slot **slot);
+void profil_unwind_leave(struct profil_unwind_slot *slot);
+
+/*
+ * The same walk by the unwind tables of the space published in u (profil_unwind_cfi), over
+ * the memory [interrupted sp, thread's stack top) read in place; code without tables is walked
+ * by frame pointers, and a cut stack ends in a PROFIL_PC_CUT_* marker.  Off the thread's
+ * known stack: pcs[0] alone.  Never waits: the control side frees nothing a walk is in.
+ */
+size_t profil_unwind_context(const void *uc, struct profil_unwind_shared *u, uint64_t *pcs,
+    size_t max);
 
 #endif /* PROFIL_STACKS_H */

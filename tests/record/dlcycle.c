@@ -1,9 +1,11 @@
 /*
- * dlcycle - dlopens and dlcloses PLUGIN N times, then exits 0.  usage: dlcycle PLUGIN N
+ * dlcycle - dlopens and dlcloses PLUGIN N times, then prints the cycles and the peak resident
+ * memory (VmHWM, KiB) and exits 0.  usage: dlcycle PLUGIN N
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int
 main(int argc, char **argv)
@@ -21,5 +23,15 @@ main(int argc, char **argv)
 		dlclose(h);
 	}
 	printf("cycles %ld\n", n);
+	{
+		FILE *f = fopen("/proc/self/status", "r");
+		char line[256];
+
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+			if (strncmp(line, "VmHWM:", 6) == 0)
+				printf("hwm %ld\n", atol(line + 6));
+		if (f != NULL)
+			fclose(f);
+	}
 	return 0;
 }
