@@ -92,14 +92,6 @@ child_get(struct profil_tree *t, size_t parent, const char *name)
 	return t->n++;
 }
 
-/* Counts come from files: a hostile one can make any sum wrap, and a child must never outweigh
- * its caller (widths are shares of the caller's). */
-static uint64_t
-add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static int
 add_stack(void *arg, const struct profil_stack *st)
 {
@@ -109,7 +101,7 @@ add_stack(void *arg, const struct profil_stack *st)
 	size_t d, i, node = 0;
 	char buf[256];
 
-	t->nodes[0].total = add_sat(t->nodes[0].total, count);
+	t->nodes[0].total = profil_count_add(t->nodes[0].total, count);
 	for (d = st->nframes; d-- > 0;) {
 		const struct profil_stack_frame *fr = &st->frames[d];
 
@@ -126,10 +118,10 @@ add_stack(void *arg, const struct profil_stack *st)
 				t->nodes[node].module = module;
 				t->nodes[node].inlined = i + 1 < profil_stack_frame_levels(fr);
 			}
-			t->nodes[node].total = add_sat(t->nodes[node].total, count);
+			t->nodes[node].total = profil_count_add(t->nodes[node].total, count);
 		}
 	}
-	t->nodes[node].self = add_sat(t->nodes[node].self, count);
+	t->nodes[node].self = profil_count_add(t->nodes[node].self, count);
 	return 0;
 }
 

@@ -54,7 +54,7 @@ add_once(struct profil_tally_row *row, uint64_t stamp, size_t i, uint64_t count,
 	if (row->mark == stamp)
 		return;
 	row->mark = stamp;
-	row->count[i] += count;
+	row->count[i] = profil_count_add(row->count[i], count);
 	row->seconds[i] += s;
 }
 
@@ -76,7 +76,8 @@ add_stack(void *arg, const struct profil_stack *st)
 		/* Recursion puts a function on the stack more than once; its total counts once. */
 		add_once(&g->nodes.rows[id], g->stamp, 1, count, s);
 	}
-	g->nodes.rows[g->ids[0]].count[0] += count;
+	g->nodes.rows[g->ids[0]].count[0] = profil_count_add(g->nodes.rows[g->ids[0]].count[0],
+	    count);
 	g->nodes.rows[g->ids[0]].seconds[0] += s;
 	for (d = 0; d + 1 < st->nframes; d++) {
 		/* Direct recursion is no arc of interest; indirect recursion is, once a sample. */
