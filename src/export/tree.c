@@ -66,6 +66,8 @@ child_get(struct profil_tree *t, size_t parent, const char *name)
 	struct profil_tree_node *nd;
 	ssize_t i;
 
+	if (t->n == UINT32_MAX)
+		return 0;
 	if (t->n == t->cap) {
 		size_t cap = 2 * t->cap;
 
@@ -83,10 +85,10 @@ child_get(struct profil_tree *t, size_t parent, const char *name)
 	nd = &t->nodes[t->n];
 	memset(nd, 0, sizeof(*nd));
 	nd->name = name;
-	nd->parent = parent;
+	nd->parent = (uint32_t)parent;
 	nd->depth = t->nodes[parent].depth + 1;
 	nd->next = t->nodes[parent].child;
-	t->nodes[parent].child = t->n;
+	t->nodes[parent].child = (uint32_t)t->n;
 	if (nd->depth > t->max_depth)
 		t->max_depth = nd->depth;
 	return t->n++;
@@ -150,9 +152,9 @@ sort_children(struct profil_tree *t)
 		if (k < 2)
 			continue;
 		qsort(kids, k, sizeof(*kids), name_cmp);
-		t->nodes[i].child = (size_t)(kids[0] - t->nodes);
+		t->nodes[i].child = (uint32_t)(kids[0] - t->nodes);
 		for (c = 0; c < k; c++)
-			kids[c]->next = c + 1 < k ? (size_t)(kids[c + 1] - t->nodes) : 0;
+			kids[c]->next = c + 1 < k ? (uint32_t)(kids[c + 1] - t->nodes) : 0;
 	}
 	free(kids);
 	return 0;
