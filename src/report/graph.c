@@ -76,16 +76,6 @@ frame_key(const struct profil_location *loc, const struct profil_module *mod, ui
 	key[2] = loc == NULL ? 0 : loc->known ? 1 : 2;
 }
 
-static uint64_t
-graph_hash(uint64_t a, uint64_t b, uint64_t c)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full ^
-	    c * 0x165667b19e3779f9ull;
-
-	h ^= h >> 29;
-	return h;
-}
-
 struct node_key {
 	const struct graph *g;
 	uint64_t key[3];
@@ -111,7 +101,7 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 	if (room((void **)&g->nodes, &g->capnodes, g->nnodes, sizeof(*g->nodes)) != 0)
 		return -ENOMEM;
 	frame_key(fr->loc, fr->loc != NULL ? fr->module : NULL, k.key);
-	id = profil_index_get(&g->node_index, graph_hash(k.key[0], k.key[1], k.key[2]),
+	id = profil_index_get(&g->node_index, profil_index_hash(k.key[0], k.key[1], k.key[2]),
 	    node_same, &k, g->nnodes);
 	if (id < 0 || (size_t)id < g->nnodes)
 		return id;
@@ -145,7 +135,7 @@ arc_get(struct graph *g, uint32_t caller, uint32_t callee)
 
 	if (room((void **)&g->arcs, &g->caparcs, g->narcs, sizeof(*g->arcs)) != 0)
 		return -ENOMEM;
-	id = profil_index_get(&g->arc_index, graph_hash(caller, callee, 3), arc_same, &k,
+	id = profil_index_get(&g->arc_index, profil_index_hash(caller, callee, 3), arc_same, &k,
 	    g->narcs);
 	if (id < 0 || (size_t)id < g->narcs)
 		return id;

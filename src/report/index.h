@@ -23,6 +23,10 @@ struct profil_index {
 
 void profil_index_init(struct profil_index *ix);
 
+/* A hash of a key of up to three 64-bit words (pointers, offsets, numbers), for
+ * profil_index_get(): the one the views' tables share. */
+uint64_t profil_index_hash(uint64_t a, uint64_t b, uint64_t c);
+
 /* Frees the slots; the index is empty (and usable) again.  The rows are the caller's. */
 void profil_index_release(struct profil_index *ix);
 
