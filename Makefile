@@ -114,6 +114,12 @@ $(B)/tests/progs/%: tests/progs/%.c tests/tap.h tests/progs/work.h $(B)/libprofi
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< $(PROG_LIBS)
 
+# bigfork registers fork handlers of its own before it loads libprofil with dlopen, so that
+# they run inside the engine's: it is not linked against the library.
+$(B)/tests/progs/bigfork: tests/progs/bigfork.c tests/tap.h tests/progs/work.h $(B)/libprofil.so
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< -ldl -lm
+
 # Unit tests link the objects themselves, internal symbols included.  Some #include a source
 # file (tests/unit/format.c the reader): -MMD lists every file a test includes, so that editing
 # one rebuilds the test rather than running the old binary.

@@ -4,5 +4,5 @@
 . "$(dirname "$0")/lib.sh"
 test_run_prog "fork profil" "$PROGS/fork" profil
 test_run_prog "fork pcsample" "$PROGS/fork" pcsample
-test_run_prog "fork blocks the signal" "$PROGS/bigfork" 256
+test_run_prog "fork blocks the signal" "$PROGS/bigfork" 256 "$B/libprofil.so"
 test_done

@@ -82,7 +82,7 @@ add_leaf(void *arg, const struct profil_stack *st)
 
 	if (o == NULL)
 		return -ENOMEM;
-	o->ticks += count;
+	o->ticks = profil_count_add(o->ticks, count);
 	o->seconds += (double)count / st->hz;
 	if (fr->module == NULL)
 		return 0;
@@ -280,7 +280,7 @@ export_object(struct gmon_export *g, size_t k, const char *dir,
 	}
 	for (i = 0; i < o->nhits; i++) {
 		if (segments_vaddr(&seg, o->hits[i].offset, &va) != 0) {
-			lost += o->hits[i].count;
+			lost = profil_count_add(lost, o->hits[i].count);
 			o->hits[i].count = 0;
 			continue;
 		}
@@ -308,7 +308,7 @@ export_object(struct gmon_export *g, size_t k, const char *dir,
 	for (i = 0; i < o->nhits; i++) {
 		uint64_t *b = &bins[(o->hits[i].offset - low) / 2];
 
-		*b = *b > UINT64_MAX - o->hits[i].count ? UINT64_MAX : *b + o->hits[i].count;
+		*b = profil_count_add(*b, o->hits[i].count);
 		if (*b > (uint64_t)GMON_BIN_MAX * GMON_MAX_RECORDS) {
 			free(bins);
 			skipped(arg, o->module, o->ticks - lost, "too many ticks in one bin for gmon");

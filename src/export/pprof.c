@@ -136,14 +136,62 @@ id_same(const void *arg, size_t i)
 	return k->t->keys[i][0] == k->a && k->t->keys[i][1] == k->b;
 }
 
+/*
+ * Messages go to the gzip stream as they are made, not into a whole profile in memory first:
+ * protobuf lets fields come in any order, repeated ones keeping theirs, so samples, mappings,
+ * locations, functions and strings interleave.  What is kept is what deduplication needs (ids
+ * and the string table), not the output: a profile of deep distinct stacks is mostly output.
+ */
 struct pprof {
-	struct pb samples, mappings, locations, functions, strings, tmp, tmp2;
+	struct pb tmp, tmp2, msg;
 	struct idtab mapping_ids, location_ids, function_ids;
 	struct profil_strtab strs;	/* the string table */
 	uint64_t *ids;			/* the sample's location ids */
 	int wall;			/* a --wall recording: a third value, wall time */
+	z_stream z;
+	FILE *out;
+	uint8_t zbuf[65536];
 	int error;
 };
+
+/* len bytes into the gzip stream; flush finishes it.  Errors are sticky in pp->error. */
+static void
+out_bytes(struct pprof *pp, const void *data, size_t len, int flush)
+{
+	size_t have;
+	int zr;
+
+	if (pp->error)
+		return;
+	pp->z.next_in = (Bytef *)(uintptr_t)data;
+	pp->z.avail_in = (uInt)len;
+	do {
+		pp->z.next_out = pp->zbuf;
+		pp->z.avail_out = sizeof(pp->zbuf);
+		zr = deflate(&pp->z, flush);
+		have = sizeof(pp->zbuf) - pp->z.avail_out;
+		if (zr == Z_STREAM_ERROR || fwrite(pp->zbuf, 1, have, pp->out) != have) {
+			pp->error = -EIO;
+			return;
+		}
+	} while (pp->z.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
+}
+
+/* sub as a length-delimited field of the profile, written out; sub is emptied. */
+static void
+out_msg(struct pprof *pp, unsigned field, struct pb *sub)
+{
+	if (sub->error)
+		pp->error = sub->error;
+	pp->msg.len = 0;
+	pb_varint(&pp->msg, (uint64_t)field << 3 | 2);
+	pb_varint(&pp->msg, sub->len);
+	if (pp->msg.error)
+		pp->error = pp->msg.error;
+	out_bytes(pp, pp->msg.p, pp->msg.len, Z_NO_FLUSH);
+	out_bytes(pp, sub->p, sub->len, Z_NO_FLUSH);
+	sub->len = 0;
+}
 
 /* The id of (a, b) in t, *added when it is new; 0 when out of memory (pp->error says so). */
 static uint64_t
@@ -196,8 +244,13 @@ str_id(struct pprof *pp, const char *s)
 		pp->error = -ENOMEM;
 		return 0;
 	}
-	if (added)
-		pb_len(&pp->strings, PROFILE_STRING_TABLE, s, strlen(s));
+	if (added) {
+		pp->msg.len = 0;
+		pb_len(&pp->msg, PROFILE_STRING_TABLE, s, strlen(s));
+		if (pp->msg.error)
+			pp->error = pp->msg.error;
+		out_bytes(pp, pp->msg.p, pp->msg.len, Z_NO_FLUSH);
+	}
 	return (uint64_t)i;
 }
 
@@ -226,7 +279,7 @@ mapping_id(struct pprof *pp, size_t file_index, const struct profil_file *file,
 	pb_uint(&pp->tmp, MAPPING_HAS_FILENAMES, 1);
 	pb_uint(&pp->tmp, MAPPING_HAS_LINE_NUMBERS, 1);
 	pb_uint(&pp->tmp, MAPPING_HAS_INLINE_FRAMES, 1);
-	pb_msg(&pp->mappings, PROFILE_MAPPING, &pp->tmp);
+	out_msg(pp, PROFILE_MAPPING, &pp->tmp);
 	return id;
 }
 
@@ -243,7 +296,7 @@ function_id(struct pprof *pp, const char *name, const char *file)
 	pb_uint(&pp->tmp2, FUNCTION_NAME, n);
 	pb_uint(&pp->tmp2, FUNCTION_SYSTEM_NAME, n);
 	pb_uint(&pp->tmp2, FUNCTION_FILENAME, f);
-	pb_msg(&pp->functions, PROFILE_FUNCTION, &pp->tmp2);
+	out_msg(pp, PROFILE_FUNCTION, &pp->tmp2);
 	return id;
 }
 
@@ -278,7 +331,7 @@ location_id(struct pprof *pp, const struct profil_stack *st, const struct profil
 	free(line.p);
 	if (line.error)
 		pp->error = line.error;
-	pb_msg(&pp->locations, PROFILE_LOCATION, &pp->tmp);
+	out_msg(pp, PROFILE_LOCATION, &pp->tmp);
 	return id;
 }
 
@@ -332,7 +385,7 @@ add_sample(void *arg, const struct profil_stack *st)
 	pb_msg(&sample, SAMPLE_VALUE, &packed);
 	label_num(pp, &sample, "pid", st->file->hdr.pid);
 	label_num(pp, &sample, "tid", st->sample->tid);
-	pb_msg(&pp->samples, PROFILE_SAMPLE, &sample);
+	out_msg(pp, PROFILE_SAMPLE, &sample);
 	free(packed.p);
 	free(sample.p);
 	if (packed.error || sample.error)
@@ -341,17 +394,17 @@ add_sample(void *arg, const struct profil_stack *st)
 }
 
 static void
-value_type(struct pprof *pp, struct pb *b, unsigned field, const char *type, const char *unit)
+value_type(struct pprof *pp, unsigned field, const char *type, const char *unit)
 {
 	pb_uint(&pp->tmp, VALUE_TYPE_TYPE, str_id(pp, type));
 	pb_uint(&pp->tmp, VALUE_TYPE_UNIT, str_id(pp, unit));
-	pb_msg(b, field, &pp->tmp);
+	out_msg(pp, field, &pp->tmp);
 }
 
 /* The profile-wide fields: types, period, times.  The period is the average one; each
  * sample's cpu value uses its own file's rate. */
 static void
-header(struct pprof *pp, struct profil_report *r, struct pb *b)
+header(struct pprof *pp, struct profil_report *r)
 {
 	const struct profil_file *f;
 	uint64_t start = UINT64_MAX, end = 0;
@@ -362,16 +415,19 @@ header(struct pprof *pp, struct profil_report *r, struct pb *b)
 	for (i = 0; i < profil_report_nfiles(r); i++)
 		if (profil_report_file(r, i, NULL)->hdr.flags & PROFIL_HDR_WALL)
 			pp->wall = 1;
-	value_type(pp, b, PROFILE_SAMPLE_TYPE, "samples", "count");
-	value_type(pp, b, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+	value_type(pp, PROFILE_SAMPLE_TYPE, "samples", "count");
+	value_type(pp, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 	/* --wall: threads' time on a CPU and waiting, shown first (pprof's default). */
+	if (pp->wall)
+		value_type(pp, PROFILE_SAMPLE_TYPE, "wall", "nanoseconds");
+	value_type(pp, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 	if (pp->wall) {
-		value_type(pp, b, PROFILE_SAMPLE_TYPE, "wall", "nanoseconds");
-		pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(pp, "wall"));
+		uint64_t wall = str_id(pp, "wall");
+
+		pb_uint(&pp->tmp, PROFILE_DEFAULT_SAMPLE_TYPE, wall);
 	}
-	value_type(pp, b, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 	if (total > 0)
-		pb_uint(b, PROFILE_PERIOD, nanoseconds(seconds / (double)total));
+		pb_uint(&pp->tmp, PROFILE_PERIOD, nanoseconds(seconds / (double)total));
 	for (i = 0; i < profil_report_nfiles(r); i++) {
 		f = profil_report_file(r, i, NULL);
 		/* A file without a clock reading (start 0) says nothing about when it ran. */
@@ -383,10 +439,15 @@ header(struct pprof *pp, struct profil_report *r, struct pb *b)
 			end = f->hdr.end_ns;
 	}
 	if (start != UINT64_MAX) {
-		pb_uint(b, PROFILE_TIME_NANOS, start);
+		pb_uint(&pp->tmp, PROFILE_TIME_NANOS, start);
 		if (end > start)
-			pb_uint(b, PROFILE_DURATION_NANOS, end - start);
+			pb_uint(&pp->tmp, PROFILE_DURATION_NANOS, end - start);
 	}
+	/* Scalars of the profile itself: tmp holds fields, not one message. */
+	if (pp->tmp.error)
+		pp->error = pp->tmp.error;
+	out_bytes(pp, pp->tmp.p, pp->tmp.len, Z_NO_FLUSH);
+	pp->tmp.len = 0;
 }
 
 /* profile.proto: "mapping[0] will be the main binary", the one pprof names in its heading; so
@@ -405,83 +466,45 @@ main_mappings(struct pprof *pp, struct profil_report *r)
 	}
 }
 
-/* gzip (windowBits 15 + 16) of the whole message to out. */
-static int
-gzip_write(const struct pb *b, FILE *out)
-{
-	uint8_t buf[65536];
-	z_stream z;
-	size_t have;
-	int zr;
-
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-	    Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	z.next_in = b->p;
-	z.avail_in = (uInt)b->len;
-	do {
-		z.next_out = buf;
-		z.avail_out = sizeof(buf);
-		zr = deflate(&z, Z_FINISH);
-		have = sizeof(buf) - z.avail_out;
-		/* deflate() filled buf through z.next_out, which cppcheck cannot see. */
-		/* cppcheck-suppress uninitvar */
-		if (zr == Z_STREAM_ERROR || fwrite(buf, 1, have, out) != have) {
-			deflateEnd(&z);
-			return -EIO;
-		}
-	} while (zr != Z_STREAM_END);
-	deflateEnd(&z);
-	return 0;
-}
-
 int
 profil_export_pprof(struct profil_report *r, FILE *out)
 {
-	struct pprof pp;
-	struct pb all = { NULL, 0, 0, 0 };
+	struct pprof *pp;
 	int err;
 
-	memset(&pp, 0, sizeof(pp));
-	pp.ids = calloc(PROFIL_FORMAT_MAX_DEPTH, sizeof(*pp.ids));
-	/* profile.proto: string_table[0] must be "", so it is the first string in. */
-	str_id(&pp, "");
-	if (pp.ids == NULL || pp.error != 0) {
-		err = -ENOMEM;
-		goto out;
+	pp = calloc(1, sizeof(*pp));
+	if (pp == NULL)
+		return -ENOMEM;
+	pp->out = out;
+	/* gzip: windowBits 15 + 16. */
+	if (deflateInit2(&pp->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	    Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(pp);
+		return -ENOMEM;
 	}
-	header(&pp, r, &all);
-	main_mappings(&pp, r);
-	err = profil_report_stacks(r, add_sample, &pp);
+	pp->ids = calloc(PROFIL_FORMAT_MAX_DEPTH, sizeof(*pp->ids));
+	if (pp->ids == NULL)
+		pp->error = -ENOMEM;
+	/* profile.proto: string_table[0] must be "", so it is the first string in. */
+	str_id(pp, "");
+	header(pp, r);
+	main_mappings(pp, r);
+	err = pp->error != 0 ? pp->error : profil_report_stacks(r, add_sample, pp);
 	if (err == 0)
-		err = pp.error;
-	/* Fields may come in any order; repeated ones keep theirs. */
-	pb_bytes(&all, pp.samples.p, pp.samples.len);
-	pb_bytes(&all, pp.mappings.p, pp.mappings.len);
-	pb_bytes(&all, pp.locations.p, pp.locations.len);
-	pb_bytes(&all, pp.functions.p, pp.functions.len);
-	pb_bytes(&all, pp.strings.p, pp.strings.len);
-	if (err == 0)
-		err = all.error ? all.error : pp.samples.error ? pp.samples.error :
-		    pp.mappings.error ? pp.mappings.error : pp.locations.error ?
-		    pp.locations.error : pp.functions.error ? pp.functions.error :
-		    pp.strings.error;
-	if (err == 0)
-		err = gzip_write(&all, out);
-out:
-	free(all.p);
-	free(pp.samples.p);
-	free(pp.mappings.p);
-	free(pp.locations.p);
-	free(pp.functions.p);
-	free(pp.strings.p);
-	free(pp.tmp.p);
-	free(pp.tmp2.p);
-	id_release(&pp.mapping_ids);
-	id_release(&pp.location_ids);
-	id_release(&pp.function_ids);
-	profil_strtab_release(&pp.strs);
-	free(pp.ids);
+		err = pp->error;
+	if (err == 0) {
+		out_bytes(pp, NULL, 0, Z_FINISH);
+		err = pp->error;
+	}
+	deflateEnd(&pp->z);
+	free(pp->tmp.p);
+	free(pp->tmp2.p);
+	free(pp->msg.p);
+	id_release(&pp->mapping_ids);
+	id_release(&pp->location_ids);
+	id_release(&pp->function_ids);
+	profil_strtab_release(&pp->strs);
+	free(pp->ids);
+	free(pp);
 	return err;
 }

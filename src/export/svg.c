@@ -255,7 +255,7 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 		next = x[n];
 		for (c = nd[n].child; c != 0; c = nd[c].next) {
 			x[c] = next;
-			next += nd[c].total;
+			next = profil_count_add(next, nd[c].total);
 		}
 		px = SVG_PAD + (double)x[n] * scale;
 		pw = (double)nd[n].total * scale;

@@ -66,6 +66,8 @@ child_get(struct profil_tree *t, size_t parent, const char *name)
 	struct profil_tree_node *nd;
 	ssize_t i;
 
+	if (t->n == UINT32_MAX)
+		return 0;
 	if (t->n == t->cap) {
 		size_t cap = 2 * t->cap;
 
@@ -83,21 +85,13 @@ child_get(struct profil_tree *t, size_t parent, const char *name)
 	nd = &t->nodes[t->n];
 	memset(nd, 0, sizeof(*nd));
 	nd->name = name;
-	nd->parent = parent;
+	nd->parent = (uint32_t)parent;
 	nd->depth = t->nodes[parent].depth + 1;
 	nd->next = t->nodes[parent].child;
-	t->nodes[parent].child = t->n;
+	t->nodes[parent].child = (uint32_t)t->n;
 	if (nd->depth > t->max_depth)
 		t->max_depth = nd->depth;
 	return t->n++;
-}
-
-/* Counts come from files: a hostile one can make any sum wrap, and a child must never outweigh
- * its caller (widths are shares of the caller's). */
-static uint64_t
-add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 static int
@@ -109,7 +103,7 @@ add_stack(void *arg, const struct profil_stack *st)
 	size_t d, i, node = 0;
 	char buf[256];
 
-	t->nodes[0].total = add_sat(t->nodes[0].total, count);
+	t->nodes[0].total = profil_count_add(t->nodes[0].total, count);
 	for (d = st->nframes; d-- > 0;) {
 		const struct profil_stack_frame *fr = &st->frames[d];
 
@@ -126,10 +120,10 @@ add_stack(void *arg, const struct profil_stack *st)
 				t->nodes[node].module = module;
 				t->nodes[node].inlined = i + 1 < profil_stack_frame_levels(fr);
 			}
-			t->nodes[node].total = add_sat(t->nodes[node].total, count);
+			t->nodes[node].total = profil_count_add(t->nodes[node].total, count);
 		}
 	}
-	t->nodes[node].self = add_sat(t->nodes[node].self, count);
+	t->nodes[node].self = profil_count_add(t->nodes[node].self, count);
 	return 0;
 }
 
@@ -158,9 +152,9 @@ sort_children(struct profil_tree *t)
 		if (k < 2)
 			continue;
 		qsort(kids, k, sizeof(*kids), name_cmp);
-		t->nodes[i].child = (size_t)(kids[0] - t->nodes);
+		t->nodes[i].child = (uint32_t)(kids[0] - t->nodes);
 		for (c = 0; c < k; c++)
-			kids[c]->next = c + 1 < k ? (size_t)(kids[c + 1] - t->nodes) : 0;
+			kids[c]->next = c + 1 < k ? (uint32_t)(kids[c + 1] - t->nodes) : 0;
 	}
 	free(kids);
 	return 0;

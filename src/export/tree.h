@@ -19,11 +19,13 @@ struct profil_tree_node {
 					   NULL (no mapping, or the root) */
 	uint64_t total;			/* ticks here and below */
 	uint64_t self;			/* ticks whose leaf is here */
-	size_t parent;
-	size_t child;			/* first child, children sorted by name */
-	size_t next;			/* next sibling */
-	unsigned depth;			/* root 0 */
-	int inlined;			/* code inlined into its caller (the first stack seen) */
+	/* Node numbers in 32 bits, depth and flag in one word: 48 bytes a node, not 64, as a
+	 * file of deep distinct stacks has a node for almost every PC it holds. */
+	uint32_t parent;
+	uint32_t child;			/* first child, children sorted by name */
+	uint32_t next;			/* next sibling */
+	unsigned depth : 31;		/* root 0 */
+	unsigned inlined : 1;		/* code inlined into its caller (the first stack seen) */
 };
 
 struct profil_tree {
@@ -34,7 +36,8 @@ struct profil_tree {
 	unsigned max_depth;
 };
 
-/* Builds the tree of every sample of r.  Returns 0 or -ENOMEM (release it either way). */
+/* Builds the tree of every sample of r.  Returns 0 or -ENOMEM, also beyond 2^32 - 1 nodes
+ * (release it either way). */
 int profil_tree_build(struct profil_tree *t, struct profil_report *r);
 void profil_tree_release(struct profil_tree *t);
 

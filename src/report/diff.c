@@ -113,8 +113,8 @@ profil_report_diff_print(struct profil_report *r, struct profil_report *base,
 	qsort(rows, n, sizeof(*rows), name_cmp);
 	for (i = 0, k = 0; i < n; i++) {
 		if (k > 0 && name_cmp(&rows[k - 1], &rows[i]) == 0) {
-			rows[k - 1].k[0] += rows[i].k[0];
-			rows[k - 1].k[1] += rows[i].k[1];
+			rows[k - 1].k[0] = profil_count_add(rows[k - 1].k[0], rows[i].k[0]);
+			rows[k - 1].k[1] = profil_count_add(rows[k - 1].k[1], rows[i].k[1]);
 			free(rows[i].function);
 			continue;
 		}

@@ -67,8 +67,7 @@ summary_by_program(struct profil_report *r, FILE *out)
 			    profil_report_file(r, j, NULL)->nsamples == 0)
 				continue;
 			procs++;
-			ticks = ticks > UINT64_MAX - profil_report_file_total(r, j) ? UINT64_MAX :
-			    ticks + profil_report_file_total(r, j);
+			ticks = profil_count_add(ticks, profil_report_file_total(r, j));
 			seconds += (double)profil_report_file_total(r, j) /
 			    profil_report_file_hz(r, j);
 		}
@@ -254,8 +253,7 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 			double seconds = 0;
 
 			for (j = i; j < n && e[j].proc == e[i].proc; j++) {
-				total = total > UINT64_MAX - e[j].count ? UINT64_MAX :
-				    total + e[j].count;
+				total = profil_count_add(total, e[j].count);
 				seconds += e[j].seconds;
 			}
 			k = opt->limit > 0 && j - i > opt->limit ? opt->limit : j - i;

@@ -7,17 +7,31 @@
 
 #include "report/index.h"
 
-/* The hash is kept beside the row so that growing needs no callback and a probe past another
- * key rarely reaches the caller's comparison. */
+/*
+ * The hash is kept beside the row so that growing needs no callback and a probe past another
+ * key rarely reaches the caller's comparison.  32 bits of each are enough (a table of 2^32
+ * rows would not fit in memory anyway) and halve the slots: a report of millions of distinct
+ * frames is mostly index (issue 11).
+ */
 struct profil_index_slot {
-	uint64_t hash;
-	size_t row;			/* row number + 1, 0 free */
+	uint32_t hash;			/* the low bits of the hash: they pick the slot */
+	uint32_t row;			/* row number + 1, 0 free */
 };
 
 void
 profil_index_init(struct profil_index *ix)
 {
 	memset(ix, 0, sizeof(*ix));
+}
+
+uint64_t
+profil_index_hash(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full ^
+	    c * 0x165667b19e3779f9ull;
+
+	h ^= h >> 29;
+	return h;
 }
 
 void
@@ -54,18 +68,21 @@ profil_index_get(struct profil_index *ix, uint64_t hash, int (*same)(const void 
     const void *key, size_t next)
 {
 	struct profil_index_slot *s;
+	uint32_t h = (uint32_t)(hash ^ hash >> 32);
 	size_t j;
 
 	/* A load factor of one half keeps probe runs short. */
 	if (2 * (ix->n + 1) > ix->nslots && index_grow(ix) != 0)
 		return -ENOMEM;
-	for (j = hash & (ix->nslots - 1); ix->slots[j].row != 0; j = (j + 1) & (ix->nslots - 1)) {
+	for (j = h & (ix->nslots - 1); ix->slots[j].row != 0; j = (j + 1) & (ix->nslots - 1)) {
 		s = &ix->slots[j];
-		if (s->hash == hash && same(key, s->row - 1))
+		if (s->hash == h && same(key, s->row - 1))
 			return (ssize_t)(s->row - 1);
 	}
-	ix->slots[j].hash = hash;
-	ix->slots[j].row = next + 1;
+	if (next >= UINT32_MAX)
+		return -ENOMEM;
+	ix->slots[j].hash = h;
+	ix->slots[j].row = (uint32_t)next + 1;
 	ix->n++;
 	return (ssize_t)next;
 }
@@ -94,6 +111,47 @@ strtab_same(const void *arg, size_t i)
 	return k->t->strs[i] != NULL && strcmp(k->t->strs[i], k->s) == 0;
 }
 
+/*
+ * The copies live in blocks of 64 KiB, newest first: a table of millions of short names (deep
+ * distinct stacks) pays no allocator header and rounding per name.  A long string gets a block
+ * of its own behind the newest, which stays the one filled.
+ */
+#define STRTAB_BLOCK	65536
+
+struct profil_strtab_block {
+	struct profil_strtab_block *next;
+	size_t used, size;
+	char data[];
+};
+
+static char *
+strtab_copy(struct profil_strtab *t, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	struct profil_strtab_block *b = t->blocks, *nb;
+
+	if (b == NULL || b->size - b->used < len) {
+		size_t size = len > STRTAB_BLOCK / 16 ? len : STRTAB_BLOCK;
+
+		nb = malloc(sizeof(*nb) + size);
+		if (nb == NULL)
+			return NULL;
+		nb->used = 0;
+		nb->size = size;
+		if (b != NULL && size != STRTAB_BLOCK) {
+			nb->next = b->next;
+			b->next = nb;
+		} else {
+			nb->next = b;
+			t->blocks = nb;
+		}
+		b = nb;
+	}
+	memcpy(b->data + b->used, s, len);
+	b->used += len;
+	return b->data + b->used - len;
+}
+
 ssize_t
 profil_strtab_intern(struct profil_strtab *t, const char *s, int *added)
 {
@@ -115,7 +173,7 @@ profil_strtab_intern(struct profil_strtab *t, const char *s, int *added)
 	if (i < 0 || (size_t)i < t->n)
 		return i;
 	/* Indexed already, so the row must exist: a copy that fails stays there as NULL. */
-	t->strs[t->n++] = strdup(s);
+	t->strs[t->n++] = strtab_copy(t, s);
 	if (t->strs[i] == NULL)
 		return -ENOMEM;
 	*added = 1;
@@ -125,10 +183,12 @@ profil_strtab_intern(struct profil_strtab *t, const char *s, int *added)
 void
 profil_strtab_release(struct profil_strtab *t)
 {
-	size_t i;
+	struct profil_strtab_block *b, *next;
 
-	for (i = 0; i < t->n; i++)
-		free(t->strs[i]);
+	for (b = t->blocks; b != NULL; b = next) {
+		next = b->next;
+		free(b);
+	}
 	free(t->strs);
 	profil_index_release(&t->index);
 	memset(t, 0, sizeof(*t));

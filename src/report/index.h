@@ -23,6 +23,10 @@ struct profil_index {
 
 void profil_index_init(struct profil_index *ix);
 
+/* A hash of a key of up to three 64-bit words (pointers, offsets, numbers), for
+ * profil_index_get(): the one the views' tables share. */
+uint64_t profil_index_hash(uint64_t a, uint64_t b, uint64_t c);
+
 /* Frees the slots; the index is empty (and usable) again.  The rows are the caller's. */
 void profil_index_release(struct profil_index *ix);
 
@@ -30,9 +34,10 @@ void profil_index_release(struct profil_index *ix);
  * profil_index_get - the number of the row that holds key: one indexed under hash for which
  * same(key, row) is true.  When there is none, row next is indexed under hash and next is
  * returned: the caller then stores the key in row next, which must already have room, so that
- * a row the index knows always exists.  hash is the whole 64-bit hash of the key (its low bits
- * pick the slot); same is called only for rows indexed under an equal hash.  Returns the row
- * number or -ENOMEM (the index is unchanged).
+ * a row the index knows always exists.  hash is the whole 64-bit hash of the key (folded to 32
+ * bits, it picks the slot); same is called only for rows whose folded hash is equal.  Returns
+ * the row number or -ENOMEM (the index is unchanged), also for a row number of 2^32 - 1 or
+ * more.
  */
 ssize_t profil_index_get(struct profil_index *ix, uint64_t hash,
     int (*same)(const void *key, size_t row), const void *key, size_t next);
@@ -41,10 +46,13 @@ ssize_t profil_index_get(struct profil_index *ix, uint64_t hash,
  * struct profil_strtab - strings interned in the order first seen, through an index: row i is
  * strs[i], a copy the table owns, so equal strings share one pointer.  A zeroed table is empty.
  */
+struct profil_strtab_block;
+
 struct profil_strtab {
 	char **strs;
 	size_t n, cap;
 	struct profil_index index;
+	struct profil_strtab_block *blocks;	/* the copies, packed: no allocation each */
 };
 
 /*

@@ -70,12 +70,12 @@ add_leaf(void *arg, const struct profil_stack *st)
 				break;
 		if (i == loc->nframes)
 			return 0;
-		ln->matched += count;
+		ln->matched = profil_count_add(ln->matched, count);
 		/* Odd third key: a place without a line, never merged with another. */
 		id = profil_tally_get(&ln->addrs, (uintptr_t)fr->module, loc->offset, 1);
 		if (id < 0)
 			return (int)id;
-		ln->addrs.rows[id].count[0] += count;
+		ln->addrs.rows[id].count[0] = profil_count_add(ln->addrs.rows[id].count[0], count);
 		ln->addrs.rows[id].seconds[0] += (double)count / st->hz;
 		ln->addrs.rows[id].ptr[0] = loc;
 		ln->addrs.rows[id].ptr[1] = fr->module;
@@ -98,7 +98,7 @@ add_leaf(void *arg, const struct profil_stack *st)
 		ln->t.rows[id].ptr[1] = fr->module;
 		ln->t.rows[id].count[1] = i;	/* the inline level that named it */
 	}
-	ln->t.rows[id].count[0] += count;
+	ln->t.rows[id].count[0] = profil_count_add(ln->t.rows[id].count[0], count);
 	ln->t.rows[id].seconds[0] += (double)count / st->hz;
 	return 0;
 }
@@ -218,7 +218,7 @@ rows_make(const struct profil_tally *t, int (*cmp)(const void *, const void *), 
 	qsort(rows, t->n, sizeof(*rows), place_cmp);
 	for (i = 0; i < t->n; i++) {
 		if (k > 0 && rows[i].file != NULL && place_cmp(&rows[k - 1], &rows[i]) == 0) {
-			rows[k - 1].count += rows[i].count;
+			rows[k - 1].count = profil_count_add(rows[k - 1].count, rows[i].count);
 			rows[k - 1].seconds += rows[i].seconds;
 			free(rows[i].label);
 			continue;

@@ -115,8 +115,8 @@ profil_report_set_pid(struct profil_report *r, uint32_t pid)
  * a session of many files could still wrap, and a wrapped sum shows a few samples where there
  * were 2^64.
  */
-static uint64_t
-add_sat(uint64_t a, uint64_t b)
+uint64_t
+profil_count_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
@@ -286,7 +286,7 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_m
 			e->e.thread = thread_name(rf->f, s->tid);
 		}
 	}
-	e->e.count = add_sat(e->e.count, count);
+	e->e.count = profil_count_add(e->e.count, count);
 	e->e.seconds += (double)count / rf->hz;
 	return 0;
 }
@@ -349,8 +349,8 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 		const struct profil_file_sample *s = &f->samples[i];
 
 		err = report_pc(r, rf, mods, s);
-		rf->total = add_sat(rf->total, s->count);
-		r->total = add_sat(r->total, s->count);
+		rf->total = profil_count_add(rf->total, s->count);
+		r->total = profil_count_add(r->total, s->count);
 		r->seconds += (double)s->count / rf->hz;
 	}
 	free(mods);

@@ -82,6 +82,14 @@ const struct profil_file *profil_report_file(const struct profil_report *r, size
 struct profil_symbolizer *profil_report_symbolizer(struct profil_report *r);
 double profil_report_file_hz(const struct profil_report *r, size_t i);
 
+/*
+ * profil_count_add - a + b, or UINT64_MAX when the sum does not fit.  Every sum of sample
+ * counts a view or an exporter makes goes through it: counts come from files, and one file's
+ * sum fits 64 bits (the reader refuses one that does not) but a session's need not, and a
+ * wrapped sum shows a few samples where there were 2^64.
+ */
+uint64_t profil_count_add(uint64_t a, uint64_t b);
+
 /* The ticks of file i (the sum of its samples' counts). */
 uint64_t profil_report_file_total(const struct profil_report *r, size_t i);
 

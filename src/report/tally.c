@@ -7,16 +7,6 @@
 
 #include "report/tally.h"
 
-static uint64_t
-tally_hash(uint64_t a, uint64_t b, uint64_t c)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full ^
-	    c * 0x165667b19e3779f9ull;
-
-	h ^= h >> 29;
-	return h;
-}
-
 struct tally_key {
 	const struct profil_tally *t;
 	uint64_t key[3];
@@ -47,7 +37,7 @@ profil_tally_get(struct profil_tally *t, uint64_t a, uint64_t b, uint64_t c)
 		t->rows = row;
 		t->cap = cap;
 	}
-	i = profil_index_get(&t->index, tally_hash(a, b, c), tally_same, &k, t->n);
+	i = profil_index_get(&t->index, profil_index_hash(a, b, c), tally_same, &k, t->n);
 	if (i < 0 || (size_t)i < t->n)
 		return i;
 	row = &t->rows[t->n++];
