@@ -1,7 +1,8 @@
 /*
  * cfistack - call stacks of code without frame pointers (built -O2 -fomit-frame-pointer, as
  * Debian builds its libraries), each with a known truth for t2103:
- *   split SECONDS   leaf() through caller_a() for 2 of every 3 calls, caller_b() for 1
+ *   split SECONDS   leaf() through caller_a() for about 2 of every 3 calls, caller_b() for 1,
+ *                   in random order; prints "calls A B", the leaf calls of each
  *   lib SECONDS     work inside libcfi.so (no frame pointers) reached through the PLT, and a
  *                   call so small that samples land in its PLT stub
  *   signal SECONDS  the work done in a SIGUSR1 handler that signal_loop() raises
@@ -9,6 +10,7 @@
  * caller a real frame (no sibling calls).
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +62,32 @@ caller_b(unsigned long n)
 	return s * 5;
 }
 
+/*
+ * The callers in random order (a fixed LCG), so that no clock that ticks in step with the
+ * scheduler sees one more than its share; the leaf calls each made are printed, the truth.
+ */
 __attribute__((noinline)) static void
 split(double secs)
 {
 	double end = cpu_now() + secs;
+	unsigned long long a = 0, b = 0;
+	uint32_t r = 12345;
 
-	while (cpu_now() < end)
-		sink += caller_a(8) + caller_b(8);
+	while (cpu_now() < end) {
+		r = r * 1103515245u + 12345u;
+		if ((r >> 16) & 1) {
+			sink += caller_a(1);
+			a += 2;
+		} else {
+			sink += caller_b(2);
+			b += 2;
+		}
+		if ((r >> 17) & 1) {
+			sink += caller_a(1);
+			a += 2;
+		}
+	}
+	printf("calls %llu %llu\n", a, b);
 }
 
 __attribute__((noinline)) static void
