@@ -58,6 +58,11 @@ dump(const struct profil_file *f)
 		printf("thread %u %s\n", f->threads[i].tid, SHOW(f->threads[i].name, prog));
 	if (f->processes_seen > 0)
 		printf("processes %" PRIu64 "\n", f->processes_seen);
+	for (i = 0; i < f->ncodes; i++)
+		printf("code 0x%" PRIx64 "-0x%" PRIx64 " %s %s\n", f->codes[i].start,
+		    f->codes[i].start + f->codes[i].size,
+		    f->codes[i].source == PROFIL_CODE_JITDUMP ? "jitdump" : "perf-map",
+		    SHOW(f->codes[i].name, path));
 	for (i = 0; i < f->nsamples; i++) {
 		const struct profil_file_sample *s = &f->samples[i];
 

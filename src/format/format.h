@@ -26,6 +26,7 @@ enum profil_record_type {
 	PROFIL_REC_THREAD = 3,
 	PROFIL_REC_SAMPLE = 4,
 	PROFIL_REC_PROCESSES = 0x50524f43, /* "PROC": the processes the recording had seen */
+	PROFIL_REC_CODE = 0x434f4445,	/* "CODE": a name for code in anonymous memory (JIT) */
 	PROFIL_REC_END = 0x454e44,	/* "END": last; the file is complete */
 };
 
@@ -107,6 +108,21 @@ struct profil_file_mapping {
 	char *path;
 };
 
+/*
+ * Code that no file names: a function a JIT compiler wrote into anonymous memory, named by the
+ * program's perf map or jitdump file when the recording ended.  Only the names the samples need
+ * are copied into the profile, so it is read later, or elsewhere, without those files.
+ */
+struct profil_file_code {
+	uint64_t start;
+	uint64_t size;			/* at least 1 */
+	uint32_t source;		/* PROFIL_CODE_PERF_MAP or PROFIL_CODE_JITDUMP */
+	char *name;
+};
+
+#define PROFIL_CODE_PERF_MAP	1	/* /tmp/perf-PID.map */
+#define PROFIL_CODE_JITDUMP	2	/* jit-PID.dump */
+
 struct profil_file_thread {
 	uint32_t tid;
 	char *name;			/* comm (up to 15 bytes on Linux), "" if unknown */
@@ -133,6 +149,8 @@ struct profil_file {
 	struct profil_file_sample *samples;
 	size_t nsamples;
 	uint64_t processes_seen;	/* PROCESSES: images the recording saw by then; 0: none */
+	struct profil_file_code *codes;	/* sorted by start */
+	size_t ncodes;
 	uint32_t version;
 	/* The reader's index of maps for profil_file_mapping_find(): their numbers sorted by
 	 * (start, load_epoch), and the largest end among the first i + 1 of that order. */
@@ -173,6 +191,10 @@ void profil_file_free(struct profil_file *f);
 const struct profil_file_mapping *profil_file_mapping_find(const struct profil_file *f,
     uint64_t pc, uint32_t epoch);
 
+/* The named code (JIT) holding pc, or NULL: of the names that hold it, the one that starts
+ * last (the innermost where ranges nest).  Logarithmic in the names. */
+const struct profil_file_code *profil_file_code_find(const struct profil_file *f, uint64_t pc);
+
 /* Text for enum values, for reports: "timer", "perf", "ring"; "running", "exit", "signal",
  * "exec". */
 const char *profil_file_clock_name(uint32_t clock);
@@ -201,6 +223,9 @@ void profil_writer_mapping(struct profil_writer *w, const struct profil_file_map
 void profil_writer_thread(struct profil_writer *w, uint32_t tid, const char *name);
 /* The process images the recording had seen when the file was written, with samples or not. */
 void profil_writer_processes(struct profil_writer *w, uint64_t seen);
+/* A name for code in anonymous memory; names longer than PROFIL_FORMAT_MAX_PATH are cut. */
+void profil_writer_code(struct profil_writer *w, uint64_t start, uint64_t size, uint32_t source,
+    const char *name, size_t len);
 void profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid, uint32_t epoch,
     uint32_t depth, const uint64_t *pcs);
 /* Writes the END record and whatever is buffered.  Returns 0 or the first -errno. */

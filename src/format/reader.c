@@ -80,7 +80,7 @@ grow(void **arr, size_t *n, size_t *cap, size_t sz)
 
 struct parse {
 	struct profil_file *f;
-	size_t cap_maps, cap_threads, cap_samples;
+	size_t cap_maps, cap_threads, cap_samples, cap_codes;
 	char *err;
 	size_t errlen;
 	int nomem;
@@ -199,6 +199,33 @@ parse_thread(struct parse *ps, const uint8_t *p, size_t len, size_t at)
 	if (t->name == NULL)
 		return ps->nomem ? -ENOMEM :
 		    fail(ps->err, ps->errlen, "NUL inside a thread name at offset %zu", at);
+	return 0;
+}
+
+static int
+parse_code(struct parse *ps, const uint8_t *p, size_t len, size_t at)
+{
+	struct profil_file *f = ps->f;
+	struct profil_file_code *c;
+	uint32_t nl;
+
+	if (len < 24)
+		return fail(ps->err, ps->errlen, "code record too short at offset %zu", at);
+	nl = get_u32(p + 20);
+	if (nl > PROFIL_FORMAT_MAX_PATH || 24 + (size_t)nl > len)
+		return fail(ps->err, ps->errlen, "code name overruns the record at offset %zu", at);
+	if (get_u64(p + 8) == 0 || get_u64(p) + get_u64(p + 8) < get_u64(p))
+		return fail(ps->err, ps->errlen, "code range invalid at offset %zu", at);
+	c = grow((void **)&f->codes, &f->ncodes, &ps->cap_codes, sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	c->start = get_u64(p);
+	c->size = get_u64(p + 8);
+	c->source = get_u32(p + 16);
+	c->name = dup_string(p + 24, nl, &ps->nomem);
+	if (c->name == NULL)
+		return ps->nomem ? -ENOMEM :
+		    fail(ps->err, ps->errlen, "NUL inside a code name at offset %zu", at);
 	return 0;
 }
 
@@ -365,6 +392,9 @@ parse_all(struct parse *ps, struct source *src)
 		case PROFIL_REC_SAMPLE:
 			r = parse_sample(ps, p, plen, off);
 			break;
+		case PROFIL_REC_CODE:
+			r = parse_code(ps, p, plen, off);
+			break;
 		case PROFIL_REC_PROCESSES:
 			if (plen < 8)
 				return fail(ps->err, ps->errlen,
@@ -439,6 +469,28 @@ index_maps(struct profil_file *f)
 }
 
 static int
+code_cmp(const void *a, const void *b)
+{
+	const struct profil_file_code *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Equal starts: the shorter last, where a lookup looks first; and an order that does
+	 * not depend on qsort's. */
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sorts the names by address, for profil_file_code_find(). */
+static void
+index_codes(struct profil_file *f)
+{
+	if (f->ncodes > 1)
+		qsort(f->codes, f->ncodes, sizeof(*f->codes), code_cmp);
+}
+
+static int
 parse_source(struct source *src, struct profil_file **out, char *err, size_t errlen)
 {
 	struct parse ps;
@@ -456,6 +508,8 @@ parse_source(struct source *src, struct profil_file **out, char *err, size_t err
 		return -ENOMEM;
 	}
 	r = parse_all(&ps, src);
+	if (r == 0)
+		index_codes(ps.f);
 	if (r == 0 && index_maps(ps.f) != 0) {
 		fail(err, errlen, "out of memory");
 		r = -ENOMEM;
@@ -521,12 +575,37 @@ profil_file_free(struct profil_file *f)
 		free(f->threads[i].name);
 	for (i = 0; i < f->nsamples; i++)
 		free(f->samples[i].pcs);
+	for (i = 0; i < f->ncodes; i++)
+		free(f->codes[i].name);
+	free(f->codes);
 	free(f->maps);
 	free(f->map_order);
 	free(f->map_maxend);
 	free(f->threads);
 	free(f->samples);
 	free(f);
+}
+
+/* How far back from the last name starting at or below pc a lookup looks for one that holds
+ * it: names nest only where a JIT reused memory, and a hostile file must not make it slow. */
+#define CODE_FIND_BACK	64
+
+const struct profil_file_code *
+profil_file_code_find(const struct profil_file *f, uint64_t pc)
+{
+	size_t lo = 0, hi = f->ncodes, mid, i;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->codes[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i > 0 && lo - i < CODE_FIND_BACK; i--)
+		if (pc - f->codes[i - 1].start < f->codes[i - 1].size)
+			return &f->codes[i - 1];
+	return NULL;
 }
 
 /* How many of the first n mappings in start order start at or below pc. */

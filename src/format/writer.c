@@ -197,6 +197,21 @@ profil_writer_processes(struct profil_writer *w, uint64_t seen)
 }
 
 void
+profil_writer_code(struct profil_writer *w, uint64_t start, uint64_t size, uint32_t source,
+    const char *name, size_t len)
+{
+	if (len > PROFIL_FORMAT_MAX_PATH)
+		len = PROFIL_FORMAT_MAX_PATH;
+	record_begin(w, PROFIL_REC_CODE, 24 + len);
+	put_u64(w, start);
+	put_u64(w, size);
+	put_u32(w, source);
+	put_u32(w, (uint32_t)len);
+	put(w, name, len);
+	record_end(w);
+}
+
+void
 profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid, uint32_t epoch,
     uint32_t depth, const uint64_t *pcs)
 {

@@ -65,6 +65,9 @@ sample_file(size_t *len)
 	profil_writer_thread(&w, 1234, "main");
 	profil_writer_thread(&w, 1235, "worker-1");
 	profil_writer_processes(&w, 203);
+	/* A JIT's names, written out of order; the second reused memory inside the first. */
+	profil_writer_code(&w, 0x7e0000001000, 0x100, PROFIL_CODE_PERF_MAP, "JS:*fa x.js:1", 13);
+	profil_writer_code(&w, 0x7e0000000000, 0x4000, PROFIL_CODE_JITDUMP, "Bench.work(int)", 15);
 	profil_writer_sample(&w, 5, 1234, 0, 1, pcs);
 	profil_writer_sample(&w, 2, 1235, 1, 3, pcs);
 	tap_check(profil_writer_finish(&w) == 0, "writer finishes without error");
@@ -103,6 +106,15 @@ main(void)
 	tap_check(f->nthreads == 2 && strcmp(f->threads[1].name, "worker-1") == 0,
 	    "threads round-trip");
 	tap_check(f->processes_seen == 203, "the count of images that ran round-trips");
+	tap_check(f->ncodes == 2 && f->codes[0].start == 0x7e0000000000 &&
+	    f->codes[0].source == PROFIL_CODE_JITDUMP &&
+	    strcmp(f->codes[1].name, "JS:*fa x.js:1") == 0, "JIT names round-trip, by address");
+	tap_check(profil_file_code_find(f, 0x7e00000010ff) == &f->codes[1] &&
+	    profil_file_code_find(f, 0x7e0000001100) == &f->codes[0] &&
+	    profil_file_code_find(f, 0x7e0000000000) == &f->codes[0] &&
+	    profil_file_code_find(f, 0x7e0000004000) == NULL &&
+	    profil_file_code_find(f, 0x7dffffffffff) == NULL,
+	    "a pc is named by the innermost name holding it, and only inside one");
 	tap_check(f->nsamples == 2 && f->samples[0].count == 5 && f->samples[0].depth == 1 &&
 	    f->samples[1].depth == 3 && f->samples[1].pcs[2] == 0x7f0000002000 &&
 	    f->samples[1].epoch == 1, "samples round-trip, leaf first");
