@@ -29,6 +29,7 @@ REC_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/record/*.c src/sample/*.c src/
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
 CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c \
+	src/jit/*.c \
 	src/cfi/*.c) src/sample/walk.c
 CLI_PKGS   := libdw zlib
 CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
@@ -208,7 +209,7 @@ $(B)/tests/pg/%: tests/pg/%.c tests/pg/spin.h tests/tap.h $(B)/libprofil.so
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
 FUZZ_BIN     := $(B)/tests/fuzz/reader $(B)/tests/fuzz/export $(B)/tests/fuzz/outside \
-	$(B)/tests/fuzz/cfi
+	$(B)/tests/fuzz/cfi $(B)/tests/fuzz/jit
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Isrc
 FUZZ_FORMAT  := src/format/reader.c src/format/open.c src/format/crc32.c
@@ -225,7 +226,8 @@ $(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
 		$(CLI_LIBS)
 
 # The outside recorder's record parser, on its own: the session, its index and the writer.
-FUZZ_OUTSIDE := $(wildcard src/outside/*.c src/cfi/*.c) src/sample/walk.c src/report/index.c \
+FUZZ_OUTSIDE := $(wildcard src/outside/*.c src/cfi/*.c src/jit/*.c) src/sample/walk.c \
+	src/report/index.c \
 	src/format/writer.c src/format/open.c src/format/crc32.c
 $(B)/tests/fuzz/outside: tests/fuzz/outside.c $(FUZZ_OUTSIDE) $(wildcard src/outside/*.h) \
 		src/report/index.h src/format/format.h src/cfi/cfi.h src/sample/unwind.h
@@ -238,6 +240,11 @@ $(B)/tests/fuzz/cfi: tests/fuzz/cfi.c $(FUZZ_CFI) src/cfi/cfi.h src/sample/unwin
 		src/format/format.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/cfi.c $(FUZZ_CFI)
+
+# The parsers of JIT names: perf maps and jitdump files, fed in pieces as they grow.
+$(B)/tests/fuzz/jit: tests/fuzz/jit.c $(wildcard src/jit/*.c) src/jit/jit.h src/format/format.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/jit.c $(wildcard src/jit/*.c)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(REPORT_TEST_BIN)

@@ -1,0 +1,39 @@
+#!/bin/sh
+# t2107-jit-fuzz: the parsers of JIT names (src/jit: perf maps and jitdump files) under
+# libFuzzer with ASan and UBSan (tests/fuzz/jit.c).  Seeds are a perf map and a jitdump that
+# node wrote.  Each input is also fed cut in two, as a file is read while its JIT still writes
+# it: the names taken must be those of the whole file at once.
+. "$(dirname "$0")/lib.sh"
+
+mkdir corpus work
+# seed NAME MODE FILE: MODE 0 a perf map, 1 a jitdump; the second byte chooses the cut.
+seed() {
+	printf "\\$(printf %03o "$2")\\$(printf %03o "$3")" > "corpus/$1"
+	cat "$4" >> "corpus/$1"
+}
+(cd work && exec node --perf-basic-prof --perf-prof -e \
+	'function f(n){let s=0;for(let i=0;i<n;i++)s+=i%7;return s} let t=0;
+	 for(let k=0;k<200;k++)t+=f(10000); console.log(process.pid)' > pid 2>&1)
+pid=$(cat work/pid)
+map=/tmp/perf-$pid.map
+dump=work/jit-$pid.dump
+# Only the first 64 KiB: what a fuzzer can change in useful time.
+test -f "$map" && head -c 65536 "$map" > map.txt && seed map 0 37 map.txt
+test -f "$dump" && head -c 65536 "$dump" > dump.bin && seed dump 1 101 dump.bin
+rm -f "$map"
+printf '7f0000001000 40 JS:*f x.js:1\n0x7f0000002000 0x10 Bench.work(int)\nnot a line\n' > m.txt
+seed handmade 0 20 m.txt
+
+test_expect_success 'node wrote both files to seed from' '
+	test -s map.txt && test -s dump.bin
+'
+test_expect_success 'the seeds run clean' '
+	"$B/tests/fuzz/jit" corpus/* > seeds.log 2>&1 || { tail -n 30 seeds.log; false; }
+'
+test_expect_success "fuzzing the perf map and jitdump parsers: no crash in ${FUZZ_SECONDS_CHECK:-10} s" '
+	"$B/tests/fuzz/jit" -max_total_time="${FUZZ_SECONDS_CHECK:-10}" -timeout=10 \
+		-rss_limit_mb=2048 -max_len=70000 -print_final_stats=1 -artifact_prefix="$TRASH/" \
+		corpus > fuzz.log 2>&1 || { tail -n 40 fuzz.log; false; }
+	sed -n "s/^stat::number_of_executed_units: *//p" fuzz.log
+'
+test_done
