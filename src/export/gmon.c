@@ -9,15 +9,11 @@
  * No call-graph arcs are written: gprof prints an arc's count as the number of calls, and a
  * sampled stack says how often a call was on the stack, not how often it was made.
  */
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "export/export.h"
 #include "format/format.h"
@@ -95,73 +91,12 @@ add_leaf(void *arg, const struct profil_stack *st)
 		o->hits = h;
 		o->cap = cap;
 	}
-	o->hits[o->nhits].offset = fr->lookup - fr->map->start + fr->map->offset;
+	o->hits[o->nhits].offset = fr->loc->offset;
 	o->hits[o->nhits].count = count;
 	o->nhits++;
 	return 0;
 }
 
-/* The PT_LOAD program headers of a 64-bit little-endian ELF file: what turns a file offset
- * into the virtual address gprof's symbol table uses. */
-struct gmon_segments {
-	Elf64_Phdr *ph;
-	size_t n;
-};
-
-static const char *
-segments_read(const char *path, struct gmon_segments *s)
-{
-	Elf64_Ehdr eh;
-	struct stat st;
-	size_t i, n = 0;
-	Elf64_Phdr *ph;
-	int fd;
-
-	s->ph = NULL;
-	s->n = 0;
-	/* The path comes from the profile: a FIFO or a device there must not block or be read. */
-	fd = profil_file_open_regular(path, &st);
-	if (fd == -EINVAL)
-		return "not a regular file";
-	if (fd < 0)
-		return "cannot open binary";
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh.e_phnum == 0 || eh.e_phnum == PN_XNUM) {
-		close(fd);
-		return "not a 64-bit little-endian ELF file";
-	}
-	ph = calloc(eh.e_phnum, sizeof(*ph));
-	if (ph == NULL ||
-	    pread(fd, ph, eh.e_phnum * sizeof(*ph), (off_t)eh.e_phoff) !=
-	    (ssize_t)(eh.e_phnum * sizeof(*ph))) {
-		free(ph);
-		close(fd);
-		return ph == NULL ? "out of memory" : "cannot read program headers";
-	}
-	close(fd);
-	for (i = 0; i < eh.e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD)
-			ph[n++] = ph[i];
-	s->ph = ph;
-	s->n = n;
-	return NULL;
-}
-
-static int
-segments_vaddr(const struct gmon_segments *s, uint64_t offset, uint64_t *vaddr)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++) {
-		if (offset >= s->ph[i].p_offset && offset - s->ph[i].p_offset < s->ph[i].p_filesz) {
-			*vaddr = offset - s->ph[i].p_offset + s->ph[i].p_vaddr;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
 
 /* Native byte order (gprof reads with the analysed binary's, and we read x86_64 files). */
 static void
@@ -258,11 +193,9 @@ export_object(struct gmon_export *g, size_t k, const char *dir,
 {
 	struct gmon_object *o = &g->objs[k];
 	enum profil_module_status st = profil_module_status(o->module);
-	struct gmon_segments seg;
 	struct profil_output out;
 	uint64_t low = UINT64_MAX, high = 0, va, lost = 0, *bins;
 	char path[PATH_MAX];
-	const char *why;
 	size_t i, nth = 0;
 	uint32_t nbins;
 	double rate;
@@ -273,13 +206,9 @@ export_object(struct gmon_export *g, size_t k, const char *dir,
 		skipped(arg, o->module, o->ticks, profil_module_status_str(st));
 		return 0;
 	}
-	why = segments_read(profil_module_path(o->module), &seg);
-	if (why != NULL) {
-		skipped(arg, o->module, o->ticks, why);
-		return 0;
-	}
+	/* gprof looks symbols up by ELF address: the symbolizer's segments give them. */
 	for (i = 0; i < o->nhits; i++) {
-		if (segments_vaddr(&seg, o->hits[i].offset, &va) != 0) {
+		if (profil_module_vaddr(o->module, o->hits[i].offset, &va) != 0) {
 			lost = profil_count_add(lost, o->hits[i].count);
 			o->hits[i].count = 0;
 			continue;
@@ -290,7 +219,6 @@ export_object(struct gmon_export *g, size_t k, const char *dir,
 		if (va > high)
 			high = va;
 	}
-	free(seg.ph);
 	if (lost > 0)
 		skipped(arg, o->module, lost, "PCs outside the loadable segments");
 	if (low > high)

@@ -230,14 +230,14 @@ thread_name(const struct profil_file *f, uint32_t tid)
 
 /* Attributes the count ticks of sample s (at its leaf, the interrupted PC) of file rf. */
 static int
-report_pc(struct profil_report *r, const struct report_file *rf, struct profil_module **mods,
+report_pc(struct profil_report *r, const struct report_file *rf, struct profil_locator *l,
     const struct profil_file_sample *s)
 {
-	const struct profil_file_mapping *m = profil_file_mapping_find(rf->f, s->pcs[0], s->epoch);
 	const struct profil_location *loc;
+	struct profil_stack_frame fr;
 	struct report_entry *e;
 	uint64_t group = 0, pc = s->pcs[0], count = s->count;
-	size_t i, fi = (size_t)(rf - r->files);
+	size_t fi = (size_t)(rf - r->files);
 	int err;
 
 	if (r->split == PROFIL_SPLIT_PROCESS)
@@ -246,29 +246,25 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_m
 		group = rf->program;
 	else if (r->split == PROFIL_SPLIT_THREAD)
 		group = (uint64_t)fi << 32 | s->tid;
-	if (m == NULL && profil_pc_is_marker(pc)) {
+	err = profil_locate(l, pc, 0, s->epoch, &fr);
+	if (err != 0)
+		return err;
+	loc = fr.loc;
+	if (loc == NULL && profil_pc_is_marker(pc)) {
 		/* A wait (--wall) or a cut stack's frame: named by itself. */
 		e = entry_get(r, NULL, pc, 2, group);
 		if (e != NULL && e->e.count == 0)
 			e->e.function = profil_pc_marker_name(pc);
-	} else if (m == NULL) {
+	} else if (loc == NULL) {
 		/* vdso, JIT code, anonymous memory: nothing recorded says whose it is. */
 		e = entry_get(r, NULL, 0, 0, group);
 	} else {
-		i = (size_t)(m - rf->f->maps);
-		if (mods[i] == NULL) {
-			mods[i] = profil_symbolizer_module(r->sym, m->path, m->build_id,
-			    m->build_id_len);
-			if (mods[i] == NULL || touch(r, mods[i]) != 0)
-				return -ENOMEM;
-		}
-		err = profil_module_lookup(mods[i], pc - m->start + m->offset, &loc);
-		if (err != 0)
-			return err;
+		if (touch(r, fr.module) != 0)
+			return -ENOMEM;
 		if (loc->known)
-			e = entry_get(r, mods[i], loc->function_start, 1, group);
+			e = entry_get(r, fr.module, loc->function_start, 1, group);
 		else
-			e = entry_get(r, mods[i], loc->offset, 0, group);
+			e = entry_get(r, fr.module, loc->offset, 0, group);
 		if (e != NULL && e->e.count == 0) {
 			e->e.function = loc->frames[loc->nframes - 1].function;
 			e->e.offset = loc->offset;
@@ -294,7 +290,7 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_m
 int
 profil_report_add(struct profil_report *r, const char *name, struct profil_file *f)
 {
-	struct profil_module **mods;
+	struct profil_locator l;
 	struct report_file *files, *rf;
 	ssize_t row;
 	size_t i;
@@ -342,18 +338,16 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 	free(r->sorted);
 	r->sorted = NULL;
 	/* Each mapping's module, found once per file rather than once per sample. */
-	mods = calloc(f->nmaps ? f->nmaps : 1, sizeof(*mods));
-	if (mods == NULL)
-		return -ENOMEM;
+	err = profil_locator_init(&l, r->sym, f);
 	for (i = 0; i < f->nsamples && err == 0; i++) {
 		const struct profil_file_sample *s = &f->samples[i];
 
-		err = report_pc(r, rf, mods, s);
+		err = report_pc(r, rf, &l, s);
 		rf->total = profil_count_add(rf->total, s->count);
 		r->total = profil_count_add(r->total, s->count);
 		r->seconds += (double)s->count / rf->hz;
 	}
-	free(mods);
+	profil_locator_release(&l);
 	return err;
 }
 

@@ -12,15 +12,70 @@
 #include "report/stack.h"
 #include "report/symbols.h"
 
-/* Walks one file; mods caches each mapping's module, found once per file, not per sample. */
-static int
-walk_file(struct profil_report *r, size_t fi, struct profil_module **mods,
-    struct profil_stack_frame *frames, int (*fn)(void *, const struct profil_stack *), void *arg)
+int
+profil_locator_init(struct profil_locator *l, struct profil_symbolizer *sym,
+    const struct profil_file *f)
 {
-	struct profil_symbolizer *sym = profil_report_symbolizer(r);
+	l->sym = sym;
+	l->f = f;
+	l->jit = NULL;
+	l->mods = calloc(f->nmaps ? f->nmaps : 1, sizeof(*l->mods));
+	return l->mods != NULL ? 0 : -ENOMEM;
+}
+
+void
+profil_locator_release(struct profil_locator *l)
+{
+	free(l->mods);
+	l->mods = NULL;
+}
+
+int
+profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
+    struct profil_stack_frame *fr)
+{
+	const struct profil_file *f = l->f;
+	uint64_t offset;
+	size_t m;
+
+	fr->pc = pc;
+	/* A return address of 0 cannot be a call site; keep it from wrapping. */
+	fr->lookup = caller && pc > 0 ? pc - 1 : pc;
+	fr->map = NULL;
+	fr->module = NULL;
+	fr->loc = NULL;
+	if (f->ncodes > 0 && profil_file_code_find(f, fr->lookup) != NULL) {
+		/* JIT code: its name, wherever the JIT put it (anonymous memory, a memfd). */
+		if (l->jit == NULL && (l->jit = profil_symbolizer_code_module(l->sym, f)) == NULL)
+			return -ENOMEM;
+		fr->map = profil_file_mapping_find(f, fr->lookup, epoch);
+		fr->module = l->jit;
+		return profil_module_lookup(l->jit, fr->lookup, &fr->loc);
+	}
+	fr->map = profil_file_mapping_find(f, fr->lookup, epoch);
+	if (fr->map == NULL)
+		return 0;
+	m = (size_t)(fr->map - f->maps);
+	if (l->mods[m] == NULL) {
+		l->mods[m] = profil_symbolizer_module(l->sym, fr->map->path, fr->map->build_id,
+		    fr->map->build_id_len);
+		if (l->mods[m] == NULL)
+			return -ENOMEM;
+	}
+	fr->module = l->mods[m];
+	offset = fr->lookup - fr->map->start + fr->map->offset;
+	return profil_module_lookup(fr->module, offset, &fr->loc);
+}
+
+/* Walks one file, every frame through the file's locator. */
+static int
+walk_file(struct profil_report *r, size_t fi, struct profil_stack_frame *frames,
+    int (*fn)(void *, const struct profil_stack *), void *arg)
+{
+	struct profil_locator l;
 	struct profil_stack st;
 	const struct profil_file *f;
-	size_t i, d, m;
+	size_t i, d;
 	int err;
 
 	f = profil_report_file(r, fi, &st.file_name);
@@ -28,40 +83,20 @@ walk_file(struct profil_report *r, size_t fi, struct profil_module **mods,
 	st.file_index = fi;
 	st.hz = profil_report_file_hz(r, fi);
 	st.frames = frames;
-	for (i = 0; i < f->nsamples; i++) {
+	err = profil_locator_init(&l, profil_report_symbolizer(r), f);
+	for (i = 0; i < f->nsamples && err == 0; i++) {
 		const struct profil_file_sample *s = &f->samples[i];
 
-		for (d = 0; d < s->depth; d++) {
-			struct profil_stack_frame *fr = &frames[d];
-
-			fr->pc = s->pcs[d];
-			/* A return address of 0 cannot be a call site; keep it from wrapping. */
-			fr->lookup = d > 0 && fr->pc > 0 ? fr->pc - 1 : fr->pc;
-			fr->map = profil_file_mapping_find(f, fr->lookup, s->epoch);
-			fr->module = NULL;
-			fr->loc = NULL;
-			if (fr->map == NULL)
-				continue;
-			m = (size_t)(fr->map - f->maps);
-			if (mods[m] == NULL) {
-				mods[m] = profil_symbolizer_module(sym, fr->map->path,
-				    fr->map->build_id, fr->map->build_id_len);
-				if (mods[m] == NULL)
-					return -ENOMEM;
-			}
-			fr->module = mods[m];
-			err = profil_module_lookup(fr->module,
-			    fr->lookup - fr->map->start + fr->map->offset, &fr->loc);
-			if (err != 0)
-				return err;
-		}
+		for (d = 0; d < s->depth && err == 0; d++)
+			err = profil_locate(&l, s->pcs[d], d > 0, s->epoch, &frames[d]);
+		if (err != 0)
+			break;
 		st.sample = s;
 		st.nframes = s->depth;
 		err = fn(arg, &st);
-		if (err != 0)
-			return err;
 	}
-	return 0;
+	profil_locator_release(&l);
+	return err;
 }
 
 int
@@ -69,8 +104,6 @@ profil_report_stacks(struct profil_report *r,
     int (*fn)(void *arg, const struct profil_stack *stack), void *arg)
 {
 	struct profil_stack_frame *frames;
-	struct profil_module **mods;
-	const struct profil_file *f;
 	size_t i, n = profil_report_nfiles(r);
 	int err = 0;
 
@@ -78,16 +111,8 @@ profil_report_stacks(struct profil_report *r,
 	frames = calloc(PROFIL_FORMAT_MAX_DEPTH, sizeof(*frames));
 	if (frames == NULL)
 		return -ENOMEM;
-	for (i = 0; i < n && err == 0; i++) {
-		f = profil_report_file(r, i, NULL);
-		mods = calloc(f->nmaps ? f->nmaps : 1, sizeof(*mods));
-		if (mods == NULL) {
-			err = -ENOMEM;
-			break;
-		}
-		err = walk_file(r, i, mods, frames, fn, arg);
-		free(mods);
-	}
+	for (i = 0; i < n && err == 0; i++)
+		err = walk_file(r, i, frames, fn, arg);
 	free(frames);
 	return err;
 }

@@ -30,6 +30,31 @@ struct profil_stack_frame {
 	const struct profil_location *loc;	/* NULL when map is */
 };
 
+/*
+ * The one path from a recorded PC to a function, for the flat view, the stack views and every
+ * exporter: a locator of one file finds the modules of its mappings once each, and names a PC
+ * by the profile's JIT names first, then by the mapping holding it (a file's ELF, or anonymous
+ * code), else leaves it unmapped or a marker.
+ */
+struct profil_locator {
+	struct profil_symbolizer *sym;
+	const struct profil_file *f;
+	struct profil_module **mods;	/* per mapping of f, found on first use */
+	struct profil_module *jit;	/* f's JIT names, made on first use */
+};
+
+/* Returns 0 or -ENOMEM. */
+int profil_locator_init(struct profil_locator *l, struct profil_symbolizer *sym,
+    const struct profil_file *f);
+void profil_locator_release(struct profil_locator *l);
+
+/*
+ * Fills fr (map, module, loc) for pc of a sample taken in epoch; caller: pc is a return address,
+ * looked up at pc - 1.  Returns 0 or -ENOMEM.
+ */
+int profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
+    struct profil_stack_frame *fr);
+
 /* One sample of one file, with its frames leaf first. */
 struct profil_stack {
 	const struct profil_file *file;

@@ -1,6 +1,7 @@
 /*
  * symbols.h - the symbolizer: turns a place in a mapped file into function, module, source file,
- * line and the chain of inlined calls.  It is the only part of profil that includes elfutils.
+ * line and the chain of inlined calls.  Its ELF kind (module_elf.c) is the only part of profil
+ * that includes elfutils.
  *
  * A session (struct profil_symbolizer) owns one module per distinct binary, named by its path
  * and build-id, and answers queries in the binary's own terms: a file offset, which is what a
@@ -8,6 +9,9 @@
  * than per address space is deliberate: one report merges many processes, each with its own
  * load addresses (ASLR, dlopen order, ASLR off and two programs at the same place), and every
  * process running /usr/bin/python3 shares the same opened ELF, DWARF and answer cache.
+ *
+ * Each kind of module is a file of its own (module.h): module_elf.c reads a mapped file through
+ * elfutils, module_code.c names code from the profile itself (JIT functions, anonymous code).
  *
  * Nothing here prints: a module that cannot be symbolized says why in its status, and the
  * caller warns once per module.  Not thread-safe (like a Dwfl); one session per thread.
@@ -77,6 +81,23 @@ void profil_symbolizer_free(struct profil_symbolizer *sym);
  */
 struct profil_module *profil_symbolizer_module(struct profil_symbolizer *sym, const char *path,
     const uint8_t *build_id, size_t build_id_len);
+
+/*
+ * Code that no file names (module_code.c).  PROFIL_MODULE_ANON, the path the recorders give
+ * anonymous executable memory, is one module for every profile: its code is shown as one
+ * function, "[anon]".  A profile's JIT names (struct profil_file_code) are a module of each
+ * profile, named PROFIL_MODULE_JIT, made by profil_symbolizer_code_module(): its offsets are
+ * the addresses themselves.  Returns NULL only with errno ENOMEM.
+ */
+#define PROFIL_MODULE_ANON	"[anon]"
+#define PROFIL_MODULE_JIT	"[jit]"
+struct profil_file;
+struct profil_module *profil_symbolizer_code_module(struct profil_symbolizer *sym,
+    const struct profil_file *f);
+
+/* The ELF address of a file offset of the module, through its loadable segments (what gprof's
+ * files count in): 0, or -ERANGE where none holds it or the module has no ELF. */
+int profil_module_vaddr(const struct profil_module *mod, uint64_t offset, uint64_t *vaddr);
 
 /* The module's status, its path as recorded, and a short name for views (the base name). */
 enum profil_module_status profil_module_status(const struct profil_module *mod);

@@ -1,0 +1,46 @@
+/*
+ * module_code.c - the module kind for code that no file names.  A profile's JIT names (CODE
+ * records: what the program's perf map and jitdump files said, copied when recording ended)
+ * answer for the addresses they cover; anonymous memory without a name is one function,
+ * "[anon]", so that its samples add up to one line rather than one per address.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "format/format.h"
+#include "report/module.h"
+
+static void
+code_open(struct profil_module *mod)
+{
+	/* Nothing to read: everything is in the profile. */
+	mod->status = PROFIL_MODULE_PSEUDO;
+}
+
+static int
+code_resolve(struct profil_module *mod, uint64_t offset, struct profil_location **out)
+{
+	struct profil_frame chain[1] = { { NULL, NULL, 0 } };
+	const struct profil_file_code *c;
+
+	if (mod->file == NULL)
+		return profil_location_make(mod, offset, 0, PROFIL_MODULE_ANON, chain, 1, NULL,
+		    out);
+	c = profil_file_code_find(mod->file, offset);
+	if (c == NULL)
+		return profil_location_make(mod, offset, 0, NULL, chain, 1, NULL, out);
+	return profil_location_make(mod, offset, c->start, c->name, chain, 1, NULL, out);
+}
+
+static void
+code_release(struct profil_module *mod)
+{
+	(void)mod;
+}
+
+const struct profil_module_kind profil_module_code = {
+	.open = code_open,
+	.resolve = code_resolve,
+	.vaddr = NULL,
+	.release = code_release,
+};
