@@ -384,6 +384,11 @@ outside_report(struct profil_outside *s, const char *dir)
 		    (unsigned long long)st.wall_unread);
 		profil_cmd_error(what, dir);
 	}
+	if (st.jit_refused[0] != '\0') {
+		snprintf(what, sizeof(what), "JIT names not read (perf's rule: a regular file "
+		    "owned by root or by the user profil runs as)");
+		profil_cmd_error(what, st.jit_refused);
+	}
 	/* A few stacks deeper than the copy are expected; more say the copy is too small. */
 	if (st.cut_short > 0 && st.cut_short * 100 >= st.stacks) {
 		snprintf(what, sizeof(what), "%llu of %llu stacks cut where the copy of the stack "

@@ -95,6 +95,7 @@ image_free(struct profil_outside_image *im)
 	free(im->progname);
 	free(im->exe);
 	free(im->name);
+	profil_outside_jit_free(im);
 	free(im);
 }
 
@@ -247,9 +248,66 @@ file_build_id(const char *path, uint8_t *id)
 }
 
 /*
+ * Whether a mapping is anonymous memory: what the kernel names "//anon" (or [heap], [stack],
+ * [anon:NAME] in /proc), where JIT compilers put their code.  The vDSO is code of a file.
+ */
+static int
+anonymous(const char *path, size_t plen)
+{
+	if (plen == 0 || (plen >= 2 && path[0] == '/' && path[1] == '/'))
+		return 1;
+	return path[0] == '[' && !(plen == 6 && memcmp(path, "[vdso]", 6) == 0) &&
+	    !(plen == 10 && memcmp(path, "[vsyscall]", 10) == 0);
+}
+
+/*
+ * Anonymous code [start, start + len) joins the live anonymous mapping it overlaps or touches,
+ * which grows to hold it (and absorbs the others it reaches): JITs map and protect their code
+ * space piece by piece, and every piece is the same "[anon]", named by address.  Returns 1
+ * when one was grown, 0 when the caller is to add a new one.
+ */
+static int
+anon_join(struct profil_outside_image *im, uint64_t start, uint64_t len)
+{
+	struct profil_outside_map *into = NULL, *m;
+	size_t i;
+
+	for (i = 0; i < im->nmaps; i++) {
+		m = &im->maps[i];
+		if (!m->live || strcmp(m->m.path, "[anon]") != 0 || m->m.start > start + len ||
+		    start > m->m.end)
+			continue;
+		if (into == NULL) {
+			into = m;
+			if (start < into->m.start)
+				into->m.start = start;
+			if (start + len > into->m.end)
+				into->m.end = start + len;
+			continue;
+		}
+		/* A second one reached: absorbed, with the older load of the two. */
+		if (m->m.start < into->m.start)
+			into->m.start = m->m.start;
+		if (m->m.end > into->m.end)
+			into->m.end = m->m.end;
+		if (m->m.load_epoch < into->m.load_epoch) {
+			into->m.load_epoch = m->m.load_epoch;
+			into->m.load_ns = m->m.load_ns;
+		}
+		free(m->m.path);
+		if (into == &im->maps[im->nmaps - 1])
+			into = m;
+		*m = im->maps[--im->nmaps];
+		i--;
+	}
+	return into != NULL;
+}
+
+/*
  * A new executable mapping: the live ones it overlaps end in the current epoch, and the
- * samples from now on have the next.  Only files and the vDSO are kept: anonymous code (which
- * the kernel names "//anon") has no file to name it from.
+ * samples from now on have the next; anonymous code joins the anonymous code it touches
+ * instead (anon_join).  A jitdump file mapped executable is not code but where the names of
+ * the JIT's code are (perf's convention): noted, not kept.
  */
 static void
 map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t start,
@@ -257,12 +315,18 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
     const char *path, size_t plen, uint64_t when)
 {
 	struct profil_outside_map *m;
-	int ended = 0;
+	int ended = 0, anon = anonymous(path, plen);
 	size_t i;
 
+	if (!anon && profil_jit_is_dump_path(path, plen)) {
+		profil_outside_jit_dump(im, path, plen);
+		return;
+	}
+	im->mods_stale = 1;
 	for (i = 0; i < im->nmaps; i++) {
 		m = &im->maps[i];
-		if (m->live && m->m.start < start + len && start < m->m.end) {
+		if (m->live && m->m.start < start + len && start < m->m.end &&
+		    !(anon && strcmp(m->m.path, "[anon]") == 0)) {
 			m->live = 0;
 			m->m.unload_epoch = im->epoch;
 			m->m.unload_ns = when;
@@ -271,10 +335,13 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	}
 	if (ended)
 		im->epoch++;
-	im->mods_stale = 1;
-	if (plen == 0 || (plen >= 2 && path[0] == '/' && path[1] == '/') ||
-	    (path[0] != '/' && !(plen == 6 && memcmp(path, "[vdso]", 6) == 0)))
+	if (anon && anon_join(im, start, len))
 		return;
+	if (anon) {
+		path = "[anon]";
+		plen = 6;
+		pgoff = 0;	/* no file: its pcs are named by address */
+	}
 	if (plen > PROFIL_FORMAT_MAX_PATH)
 		plen = PROFIL_FORMAT_MAX_PATH;
 	if (im->nmaps == im->mapcap) {
@@ -614,6 +681,7 @@ profil_outside_image_write(struct profil_outside *s, struct profil_outside_image
 		profil_writer_mapping(w, &im->maps[i].m);
 	for (i = 0; i < im->nthreads; i++)
 		profil_writer_thread(w, im->threads[i].tid, im->threads[i].name);
+	profil_outside_jit_write(s, im, w);
 	/* Images without samples get no file: the report learns from here how many ran. */
 	profil_writer_processes(w, s->stats.processes);
 	s->processes_written = s->stats.processes;

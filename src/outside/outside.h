@@ -42,6 +42,8 @@ struct profil_outside_stats {
 	uint64_t wall_unread;		/* waiting stacks we could not read (ptrace access) */
 	uint64_t processes;		/* process images seen */
 	uint64_t files;			/* profiles written (images with samples) */
+	uint64_t jit_names;		/* JIT names copied into profiles */
+	char jit_refused[600];		/* a perf map or jitdump not read, and why; "" */
 	int write_error;		/* the first -errno of a write, or 0 */
 	char write_error_path[512];	/* the file it concerns */
 };

@@ -12,6 +12,7 @@
 
 #include "cfi/cfi.h"
 #include "format/format.h"
+#include "jit/jit.h"
 #include "outside.h"
 #include "report/index.h"
 
@@ -59,6 +60,8 @@ struct profil_outside_entry {
 };
 
 /* A process between its start (or exec) and its exit (or next exec). */
+#define PROFIL_OUTSIDE_JIT_SOURCES	4
+
 struct profil_outside_image {
 	pid_t pid;
 	uint32_t ppid;
@@ -90,6 +93,10 @@ struct profil_outside_image {
 	int hold;			/* the command: written when its status is known */
 	int always;			/* written even without samples */
 	char *name;			/* its file's name, chosen at the first write */
+	/* Names of its JIT code: the perf map first, then each jitdump it mapped. */
+	struct profil_jit_table jit;
+	struct profil_jit_source jit_sources[PROFIL_OUTSIDE_JIT_SOURCES];
+	size_t njit_sources;
 };
 
 /* An object's unwind table, loaded once for every process that maps it. */
@@ -168,5 +175,11 @@ size_t profil_outside_unwind(struct profil_outside *s, struct profil_outside_ima
     size_t max);
 void profil_outside_objects_free(struct profil_outside *s);
 
+/* jit.c: names of a process's JIT code, from its perf map and the jitdump files it maps. */
+void profil_outside_jit_dump(struct profil_outside_image *im, const char *path, size_t len);
+/* Reads what the files added, and writes a CODE record for each name a sample needs. */
+void profil_outside_jit_write(struct profil_outside *s, struct profil_outside_image *im,
+    struct profil_writer *w);
+void profil_outside_jit_free(struct profil_outside_image *im);
 
 #endif /* PROFIL_OUTSIDE_SESSION_H */

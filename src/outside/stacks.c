@@ -52,6 +52,8 @@ object_of(struct profil_outside *s, pid_t pid, const struct profil_file_mapping 
 	s->objects[row] = o;
 	if (strcmp(m->path, "[vdso]") == 0) {
 		err = profil_cfi_object_load_vdso(&o->cfi);
+	} else if (m->path[0] != '/') {
+		return row;	/* anonymous code: no file, no unwind table */
 	} else {
 		/*
 		 * The process's own view of the file first (root only): a library deleted by an

@@ -1,0 +1,133 @@
+#!/bin/sh
+# t2108-record-jit: names for JIT code.  node and the JVM from Debian write perf's JIT files
+# (node --perf-basic-prof and the JVM's -XX:+DumpPerfMapAtExit a perf map, node --perf-prof a
+# jitdump); profil record keeps the anonymous code they run in and copies the names its samples
+# need into the profile.  Each JIT function's share is compared with perf's, recorded in the
+# same run (perf runs inside profil: perf 6.1 aborts when the process it records opens perf
+# events), and the names stay after the JIT's files are gone.  A map file that another user
+# owns is not read (perf's rule).
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIR/lib-record.sh"
+
+cat > jit.js <<'JS'
+// fa does about twice fb's work per round; both are compiled by V8's optimizing JIT.
+function fa(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * i) % 1000003; return s; }
+function fb(n) { let s = 0; for (let i = 0; i < n; i++) s = (s ^ (i * 7)) % 999983; return s; }
+let t = 0; const end = Date.now() + 1500;
+while (Date.now() < end) { t += fa(200000); t += fb(100000); }
+console.log(t > 0 ? "ok" : "no");
+JS
+cat > Bench.java <<'JAVA'
+import java.util.HashMap;
+public class Bench {
+	static long work(int n) { long s = 0; for (int i = 0; i < n; i++) s = (s * 31 + i) % 1000003; return s; }
+	static long maps(int n) { HashMap<Integer, Integer> m = new HashMap<>();
+		for (int i = 0; i < n; i++) m.merge(i % 1000, 1, Integer::sum); return m.size(); }
+	public static void main(String[] a) {
+		long end = System.currentTimeMillis() + 2000, t = 0;
+		while (System.currentTimeMillis() < end) { t += work(300000); t += maps(100000); }
+		System.out.println(t > 0 ? "ok" : "no");
+	}
+}
+JAVA
+
+# ours FILE PATTERN: samples of the functions whose name matches PATTERN (an awk regex), and
+# all samples, from profil report --tsv.
+ours() {
+	"$PROFIL" report --tsv "$1" 2> /dev/null |
+		awk -F '\t' -v re="$2" 'NR > 1 { n += $6; if ($7 ~ re) s += $6 } END { print s + 0, n + 0 }'
+}
+
+# theirs DATA COMM PATTERN: the same from perf script's samples of the command COMM.
+theirs() {
+	perf script -i "$1" -F comm,ip,sym 2> /dev/null |
+		awk -v c="$2" -v re="$3" '$1 == c { n++; $1 = ""; $2 = ""; if ($0 ~ re) s++ }
+		END { print s + 0, n + 0 }'
+}
+
+# same_share OURS THEIRS: two proportions within five standard errors of each other.
+same_share() {
+	awk -v o="$1" -v t="$2" 'BEGIN { split(o, a, " "); split(t, b, " ")
+		if (a[2] < 200 || b[2] < 200) { print "too few samples: " o " / " t; exit 1 }
+		p = a[1] / a[2]; q = b[1] / b[2]; m = (a[1] + b[1]) / (a[2] + b[2])
+		bound = 5 * sqrt(m * (1 - m) * (1 / a[2] + 1 / b[2])) + 1 / a[2]
+		d = p - q; if (d < 0) d = -d
+		printf "ours %.4f (%s), perf %.4f (%s), bound %.4f\n", p, o, q, t, bound
+		exit d <= bound ? 0 : 1 }'
+}
+
+# record NAME PROGRAM ARGS...: profil record of perf record of the program, in one run.  perf
+# samples user code only, as profil does, on CLOCK_MONOTONIC, which jitdump files use.
+record() {
+	name=$1
+	shift
+	"$PROFIL" record -o "$name" -- perf record -q -k 1 --all-user -F 999 -o "$name.data" -- \
+		"$@" > "$name.out" 2> "$name.err" || { cat "$name.err"; return 1; }
+	grep -q '^ok$' "$name.out" || { cat "$name.out" "$name.err"; return 1; }
+}
+
+# perf inject --jit writes what it makes of a jitdump under ~/.debug.
+HOME=$TRASH
+export HOME
+if ! perf record -q -o probe.data -- true > /dev/null 2>&1; then
+	echo "not ok - perf record works (linux-perf, perf_event_paranoid)"
+	test_failures=$((test_failures + 1))
+	test_done
+fi
+
+test_expect_success 'node --perf-basic-prof: JIT functions named, shares as perf gives them' '
+	record node node --perf-basic-prof jit.js &&
+	f=$(ls node/node.*.profil) &&
+	for fn in fa fb; do
+		same_share "$(ours "$f" "^JS:.?$fn .*jit.js")" \
+			"$(theirs node.data node "JS:.?$fn .*jit.js")" || return 1
+	done &&
+	o=$(ours "$f" "^JS:.?fa .*jit.js") && test "${o%% *}" -gt "$(( ${o##* } / 2 ))"
+'
+test_expect_success 'anonymous code without a name is [anon], in few samples' '
+	f=$(ls node/node.*.profil) &&
+	"$PROFIL" dump "$f" | grep -q "^mapping .* \[anon\]$" &&
+	"$PROFIL" dump "$f" | grep -q "^code .* perf-map JS:" &&
+	u=$(ours "$f" "^\\[(anon|unmapped)\\]$") && echo "unnamed: $u" &&
+	test "$(( ${u%% *} * 20 ))" -lt "${u##* }"
+'
+test_expect_success 'the names stay in the profile when the perf map is gone' '
+	f=$(ls node/node.*.profil) && pid=${f##*node.} && pid=${pid%.profil} &&
+	before=$(ours "$f" "^JS:.?fa .*jit.js") &&
+	rm -f "/tmp/perf-$pid.map" && test ! -e "/tmp/perf-$pid.map" &&
+	after=$(ours "$f" "^JS:.?fa .*jit.js") && test "$before" = "$after" && echo "$after"
+'
+test_expect_success 'node --perf-prof: named from its jitdump file, shares as perf gives them' '
+	record dump node --perf-prof jit.js &&
+	f=$(ls dump/node.*.profil) &&
+	"$PROFIL" dump "$f" | grep -q "^code .* jitdump JS:" &&
+	perf inject --jit -i dump.data -o dump.jit.data > inject.log 2>&1 &&
+	same_share "$(ours "$f" "^JS:.?fa .*jit.js")" \
+		"$(theirs dump.jit.data node "JS:.?fa .*jit.js")"
+'
+if javac -d . Bench.java > javac.log 2>&1; then
+	test_expect_success 'the JVM (-XX:+DumpPerfMapAtExit): methods named, shares as perf gives them' '
+		record java java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -cp . Bench &&
+		f=$(ls java/java.*.profil) &&
+		same_share "$(ours "$f" "Bench\\.work\\(int\\)")" \
+			"$(theirs java.data java "Bench\\.work\\(int\\)")" &&
+		same_share "$(ours "$f" "HashMap\\.merge\\(")" \
+			"$(theirs java.data java "HashMap\\.merge\\(")"
+	'
+else
+	echo "not ok - javac compiles the JVM workload"
+	sed 's/^/#   /' javac.log
+	test_failures=$((test_failures + 1))
+fi
+# The map is made by the program's shell, whose pid node keeps by exec.
+test_expect_success 'a perf map owned by another user is not read, and the recording says so' '
+	"$PROFIL" record -o other -- sh -c "touch /tmp/perf-\$\$.map &&
+		chown nobody /tmp/perf-\$\$.map && echo \$\$ > pid &&
+		exec node --perf-basic-prof jit.js" > other.out 2> other.err
+	rc=$?; pid=$(cat pid); rm -f "/tmp/perf-$pid.map"
+	test $rc -eq 0 && cat other.err &&
+	grep -q "JIT names not read.*perf-$pid.map: owned by another user" other.err &&
+	f=$(ls other/node.*.profil) && ! "$PROFIL" dump "$f" | grep -q "^code " &&
+	u=$(ours "$f" "^\\[anon\\]$") && echo "[anon]: $u" && test "${u%% *}" -gt 0
+'
+test_done
