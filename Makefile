@@ -227,8 +227,7 @@ $(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
 
 # The outside recorder's record parser, on its own: the session, its index and the writer.
 FUZZ_OUTSIDE := $(wildcard src/outside/*.c src/cfi/*.c src/jit/*.c) src/sample/walk.c \
-	src/report/index.c \
-	src/format/writer.c src/format/open.c src/format/crc32.c
+	src/report/index.c src/format/writer.c $(FUZZ_FORMAT)
 $(B)/tests/fuzz/outside: tests/fuzz/outside.c $(FUZZ_OUTSIDE) $(wildcard src/outside/*.h) \
 		src/report/index.h src/format/format.h src/cfi/cfi.h src/sample/unwind.h
 	@mkdir -p $(@D)
@@ -242,9 +241,10 @@ $(B)/tests/fuzz/cfi: tests/fuzz/cfi.c $(FUZZ_CFI) src/cfi/cfi.h src/sample/unwin
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/cfi.c $(FUZZ_CFI)
 
 # The parsers of JIT names: perf maps and jitdump files, fed in pieces as they grow.
-$(B)/tests/fuzz/jit: tests/fuzz/jit.c $(wildcard src/jit/*.c) src/jit/jit.h src/format/format.h
+FUZZ_JIT := $(wildcard src/jit/*.c) src/format/writer.c $(FUZZ_FORMAT)
+$(B)/tests/fuzz/jit: tests/fuzz/jit.c $(FUZZ_JIT) src/jit/jit.h src/format/format.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/jit.c $(wildcard src/jit/*.c)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/jit.c $(FUZZ_JIT)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(REPORT_TEST_BIN)

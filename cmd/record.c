@@ -29,6 +29,7 @@
 
 #include "cmd.h"
 #include "format/format.h"
+#include "jit/jit.h"
 #include "outside/outside.h"
 #include "record/protocol.h"
 
@@ -174,9 +175,10 @@ setup_env(const char *lib, const char *hz, int stacks, int frame_pointers, const
 static void
 note_profiles(const char *dir, time_t since)
 {
-	char path[PATH_MAX], err[256];
+	char path[PATH_MAX], err[256], why[600];
 	struct profil_file *f;
 	struct dirent *d;
+	ssize_t r;
 	struct stat st;
 	DIR *dp = opendir(dir);
 
@@ -200,6 +202,13 @@ note_profiles(const char *dir, time_t since)
 		if (f->hdr.dropped > 0)
 			profil_cmd_error("samples dropped (see the header's dropped count)", path);
 		profil_file_free(f);
+		/* JIT names, which the recorder in the program leaves to us. */
+		r = profil_jit_name_profile(dirfd(dp), d->d_name, why, sizeof(why));
+		if (r < 0)
+			profil_cmd_error("cannot add JIT names", strerror((int)-r));
+		if (why[0] != '\0')
+			profil_cmd_error("JIT names not read (perf's rule: a regular file "
+			    "owned by root or by the user profil runs as)", why);
 	}
 	closedir(dp);
 }

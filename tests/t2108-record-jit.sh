@@ -4,7 +4,8 @@
 # jitdump); profil record keeps the anonymous code they run in and copies the names its samples
 # need into the profile.  Each JIT function's share is compared with perf's, recorded in the
 # same run (perf runs inside profil: perf 6.1 aborts when the process it records opens perf
-# events), and the names stay after the JIT's files are gone.  A map file that another user
+# events), and the names stay after the JIT's files are gone.  The recorder inside the program
+# gets them too, added by profil record when the program has ended.  A map file that another user
 # owns is not read (perf's rule).
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
@@ -119,6 +120,16 @@ else
 	sed 's/^/#   /' javac.log
 	test_failures=$((test_failures + 1))
 fi
+# The recorder inside the program (where perf events are refused) leaves the names to profil
+# record, which adds them when the program has ended: fa's part of fa and fb as from outside.
+test_expect_success 'inside the program (--clock timer): JIT functions named, as from outside' '
+	"$PROFIL" record --clock timer -o inside -- node --perf-basic-prof jit.js > inside.out &&
+	f=$(ls inside/node.*.profil) && "$PROFIL" dump "$f" | grep -q "^code .* perf-map JS:" &&
+	a=$(ours "$f" "^JS:.?fa .*jit.js") && b=$(ours "$f" "^JS:.?fb .*jit.js") &&
+	oa=$(ours node/node.*.profil "^JS:.?fa .*jit.js") &&
+	ob=$(ours node/node.*.profil "^JS:.?fb .*jit.js") &&
+	same_share "${a%% *} $(( ${a%% *} + ${b%% *} ))" "${oa%% *} $(( ${oa%% *} + ${ob%% *} ))"
+'
 # The map is made by the program's shell, whose pid node keeps by exec.
 test_expect_success 'a perf map owned by another user is not read, and the recording says so' '
 	"$PROFIL" record -o other -- sh -c "touch /tmp/perf-\$\$.map &&

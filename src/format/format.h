@@ -228,6 +228,9 @@ void profil_writer_code(struct profil_writer *w, uint64_t start, uint64_t size, 
     const char *name, size_t len);
 void profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid, uint32_t epoch,
     uint32_t depth, const uint64_t *pcs);
+/* A whole file read before, records in the reader's order, CODE records before the samples;
+ * the caller adds any more records, then finishes. */
+void profil_writer_file(struct profil_writer *w, const struct profil_file *f);
 /* Writes the END record and whatever is buffered.  Returns 0 or the first -errno. */
 int profil_writer_finish(struct profil_writer *w);
 /*

@@ -212,6 +212,26 @@ profil_writer_code(struct profil_writer *w, uint64_t start, uint64_t size, uint3
 }
 
 void
+profil_writer_file(struct profil_writer *w, const struct profil_file *f)
+{
+	size_t i;
+
+	profil_writer_header(w, &f->hdr);
+	for (i = 0; i < f->nmaps; i++)
+		profil_writer_mapping(w, &f->maps[i]);
+	for (i = 0; i < f->nthreads; i++)
+		profil_writer_thread(w, f->threads[i].tid, f->threads[i].name);
+	if (f->processes_seen > 0)
+		profil_writer_processes(w, f->processes_seen);
+	for (i = 0; i < f->ncodes; i++)
+		profil_writer_code(w, f->codes[i].start, f->codes[i].size, f->codes[i].source,
+		    f->codes[i].name, bounded_strlen(f->codes[i].name, PROFIL_FORMAT_MAX_PATH));
+	for (i = 0; i < f->nsamples; i++)
+		profil_writer_sample(w, f->samples[i].count, f->samples[i].tid, f->samples[i].epoch,
+		    f->samples[i].depth, f->samples[i].pcs);
+}
+
+void
 profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid, uint32_t epoch,
     uint32_t depth, const uint64_t *pcs)
 {

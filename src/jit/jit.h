@@ -83,6 +83,24 @@ ssize_t profil_jit_map_parse(struct profil_jit_table *t, const char *p, size_t l
 ssize_t profil_jit_dump_parse(struct profil_jit_table *t, const uint8_t *p, size_t len,
     uint64_t at, uint64_t *next);
 
+/*
+ * Marks the names a stack needs: pcs[0] the interrupted pc, the others return addresses (looked
+ * up at pc - 1); marker frames are skipped.  Returns the names newly marked.
+ */
+size_t profil_jit_mark(struct profil_jit_table *t, const uint64_t *pcs, size_t depth);
+
+/* Writes a CODE record for each marked name, and unmarks it.  Returns the records written. */
+struct profil_writer;
+size_t profil_jit_write_marked(struct profil_jit_table *t, struct profil_writer *w);
+
+/*
+ * Adds the names a profile of the inside recorder needs to it, from the perf map of its pid
+ * and the jitdump files it mapped: the file dir/name is rewritten under a temporary name and
+ * renamed over.  A refused source is said in why (cap bytes; "" when none).  Returns the
+ * names added (0: the file is left as it was), or -errno.
+ */
+ssize_t profil_jit_name_profile(int dirfd, const char *name, char *why, size_t cap);
+
 /* One file a table is fed from. */
 struct profil_jit_source {
 	char *path;

@@ -118,6 +118,46 @@ profil_jit_find(struct profil_jit_table *t, uint64_t pc)
 	return best;
 }
 
+size_t
+profil_jit_mark(struct profil_jit_table *t, const uint64_t *pcs, size_t depth)
+{
+	struct profil_jit_sym *sym;
+	size_t d, n = 0;
+
+	if (t->n == 0)
+		return 0;
+	for (d = 0; d < depth; d++) {
+		if (pcs[d] >= PROFIL_PC_WAIT_MIN || (d > 0 && pcs[d] == 0))
+			continue;
+		sym = profil_jit_find(t, d > 0 ? pcs[d] - 1 : pcs[d]);
+		if (sym != NULL && !sym->used) {
+			sym->used = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+size_t
+profil_jit_write_marked(struct profil_jit_table *t, struct profil_writer *w)
+{
+	size_t i, n = 0;
+
+	/* Where a JIT reused memory both names may be needed; the reader takes the one that
+	 * starts last for a pc both hold, the newest nearly always. */
+	for (i = 0; i < t->n; i++) {
+		struct profil_jit_sym *sym = &t->syms[i];
+
+		if (!sym->used)
+			continue;
+		sym->used = 0;
+		profil_writer_code(w, sym->start, sym->size, sym->source, profil_jit_name(t, sym),
+		    sym->len);
+		n++;
+	}
+	return n;
+}
+
 int
 profil_jit_is_dump_path(const char *path, size_t len)
 {

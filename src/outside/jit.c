@@ -73,51 +73,21 @@ sources_read(struct profil_outside *s, struct profil_outside_image *im)
 	}
 }
 
-/* The name for a pc of a stack (a return address for callers), marked used: 1 if new. */
-static int
-mark(struct profil_jit_table *t, uint64_t pc, int caller)
-{
-	struct profil_jit_sym *sym;
-
-	if (pc >= PROFIL_PC_WAIT_MIN || (caller && pc == 0))
-		return 0;
-	sym = profil_jit_find(t, caller ? pc - 1 : pc);
-	if (sym == NULL || sym->used)
-		return 0;
-	sym->used = 1;
-	return 1;
-}
-
 void
 profil_outside_jit_write(struct profil_outside *s, struct profil_outside_image *im,
     struct profil_writer *w)
 {
 	struct profil_jit_table *t = &im->jit;
-	uint64_t names = 0;
-	size_t i, d;
+	size_t i;
 
 	sources_read(s, im);
 	if (t->n == 0)
 		return;
-	for (i = 0; i < im->nentries; i++) {
-		const struct profil_outside_entry *e = &im->entries[i];
-
-		for (d = 0; d < e->depth; d++)
-			names += (uint64_t)mark(t, im->pool[e->pcs + d], d > 0);
-	}
-	/* Where a JIT reused memory both names may be needed; the reader takes the one that
-	 * starts last for a pc both hold, the newest nearly always. */
-	for (i = 0; i < t->n; i++) {
-		struct profil_jit_sym *sym = &t->syms[i];
-
-		if (!sym->used)
-			continue;
-		sym->used = 0;
-		profil_writer_code(w, sym->start, sym->size, sym->source,
-		    profil_jit_name(t, sym), sym->len);
-	}
-	if (names > s->stats.jit_names)
-		s->stats.jit_names = names;
+	for (i = 0; i < im->nentries; i++)
+		profil_jit_mark(t, im->pool + im->entries[i].pcs, im->entries[i].depth);
+	i = profil_jit_write_marked(t, w);
+	if (i > s->stats.jit_names)
+		s->stats.jit_names = i;
 }
 
 void

@@ -147,9 +147,18 @@ take_line(const char *p, const char *end, uint32_t epoch, uint64_t now)
 	p = skip_field(p, end);		/* inode */
 	path = p;
 	plen = (size_t)(end - path);
-	/* Files, and the vDSO (clock_gettime runs there); anonymous code has no file to name. */
-	if (plen == 0 || (path[0] != '/' && (plen != 6 || memcmp(path, "[vdso]", 6) != 0)))
+	/*
+	 * Files, the vDSO (clock_gettime runs there), and anonymous code, where JIT compilers put
+	 * theirs ("", [heap], [anon:NAME]): named by address from the JIT's files, after the
+	 * program ends (profil record does it).  offset is then meaningless: 0.
+	 */
+	if (plen == 0 || (path[0] == '[' && !(plen == 6 && memcmp(path, "[vdso]", 6) == 0))) {
+		path = "[anon]";
+		plen = 6;
+		offset = 0;
+	} else if (path[0] != '/' && (plen != 6 || memcmp(path, "[vdso]", 6) != 0)) {
 		return 0;
+	}
 	if (plen > PROFIL_FORMAT_MAX_PATH)
 		plen = PROFIL_FORMAT_MAX_PATH;
 	for (i = 0; i < profil_rec.nmaps; i++) {

@@ -1,0 +1,97 @@
+/*
+ * profile.c - JIT names for a profile the inside recorder wrote.  The recorder runs in the
+ * program, where reading a growing text file into a table is no job for a signal handler; so
+ * profil record adds the names when the program has ended (the JVM writes its map at exit
+ * anyway), from the files perf's JIT interface names: the perf map of the profile's pid and
+ * the jitdump files the process mapped, which its mappings list.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/format.h"
+#include "jit/jit.h"
+
+/* The names from the process's files; a refusal in why. */
+static void
+names_read(const struct profil_file *f, struct profil_jit_table *t, char *why, size_t cap)
+{
+	struct profil_jit_source src;
+	char map[64];
+	size_t i;
+
+	snprintf(map, sizeof(map), "/tmp/perf-%u.map", f->hdr.pid);
+	for (i = 0; i <= f->nmaps; i++) {
+		memset(&src, 0, sizeof(src));
+		if (i == f->nmaps) {
+			src.path = map;
+			src.kind = PROFIL_CODE_PERF_MAP;
+		} else if (profil_jit_is_dump_path(f->maps[i].path, strlen(f->maps[i].path))) {
+			src.path = f->maps[i].path;
+			src.kind = PROFIL_CODE_JITDUMP;
+		} else {
+			continue;
+		}
+		(void)profil_jit_source_read(t, &src);
+		if (src.why != NULL && why[0] == '\0')
+			snprintf(why, cap, "%.500s: %s", src.path, src.why);
+	}
+}
+
+ssize_t
+profil_jit_name_profile(int dirfd, const char *name, char *why, size_t cap)
+{
+	struct profil_jit_table t;
+	struct profil_writer *w = NULL;
+	struct profil_file *f;
+	char err[256], tmp[PROFIL_FORMAT_MAX_NAME + 64];
+	ssize_t n = 0;
+	size_t i;
+	int fd, r;
+
+	if (cap > 0)
+		why[0] = '\0';
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "/proc/self/fd/%d", fd);
+	r = profil_file_read(tmp, &f, err, sizeof(err));
+	close(fd);
+	if (r < 0)
+		return r;
+	profil_jit_table_init(&t);
+	if (f->ncodes == 0)
+		names_read(f, &t, why, cap);
+	for (i = 0; i < f->nsamples; i++)
+		n += (ssize_t)profil_jit_mark(&t, f->samples[i].pcs, f->samples[i].depth);
+	if (n == 0)
+		goto out;
+	w = malloc(sizeof(*w));
+	snprintf(tmp, sizeof(tmp), ".%.*s.jit.tmp", PROFIL_FORMAT_MAX_NAME, name);
+	fd = w == NULL ? -ENOMEM : openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (fd < 0) {
+		n = w == NULL ? -ENOMEM : -errno;
+		goto out;
+	}
+	profil_writer_init(w, fd);
+	profil_writer_file(w, f);
+	profil_jit_write_marked(&t, w);
+	r = profil_writer_finish(w);
+	if (close(fd) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(dirfd, tmp, dirfd, name) != 0)
+		r = -errno;
+	if (r < 0) {
+		unlinkat(dirfd, tmp, 0);
+		n = r;
+	}
+out:
+	free(w);
+	profil_jit_table_free(&t);
+	profil_file_free(f);
+	return n;
+}
