@@ -120,6 +120,15 @@ else
 	sed 's/^/#   /' javac.log
 	test_failures=$((test_failures + 1))
 fi
+# Attached to a running node (-p): its anonymous code is read from /proc, its names as above.
+test_expect_success '-p: a running node is attached to and its JIT functions named' '
+	sed "s/1500/4000/" jit.js > long.js &&
+	{ node --perf-basic-prof long.js > long.out & } && pid=$! && sleep 1 &&
+	timeout -s INT 1 "$PROFIL" record -o att -p "$pid" 2> att.err; wait "$pid" &&
+	rm -f "/tmp/perf-$pid.map" && grep -q "^ok$" long.out &&
+	f=$(ls att/node.*.profil) && o=$(ours "$f" "^JS:.?fa .*long.js") && echo "fa: $o" &&
+	test "${o%% *}" -gt "$(( ${o##* } / 2 ))"
+'
 # The recorder inside the program (where perf events are refused) leaves the names to profil
 # record, which adds them when the program has ended: fa's part of fa and fb as from outside.
 test_expect_success 'inside the program (--clock timer): JIT functions named, as from outside' '
