@@ -37,6 +37,7 @@ struct profil_jit_table {
 	struct profil_jit_sym *syms;
 	size_t n, cap;
 	size_t sorted;			/* syms[0, sorted) are in start order */
+	uint64_t *maxend;		/* the largest end among syms[0 .. i], when sorted */
 	char *names;
 	size_t nbytes, capbytes;
 	uint64_t seq;

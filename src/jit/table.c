@@ -22,6 +22,7 @@ profil_jit_table_free(struct profil_jit_table *t)
 {
 	free(t->syms);
 	free(t->names);
+	free(t->maxend);
 	profil_jit_table_init(t);
 }
 
@@ -88,8 +89,29 @@ sym_cmp(const void *a, const void *b)
 }
 
 /* How far back from the last start at or below pc a lookup looks for a longer, older range
- * that holds pc: names of a JIT rarely nest, and a lookup must stay cheap. */
+ * that holds pc, at most: names of a JIT rarely nest, and a lookup must stay cheap. */
 #define FIND_BACK	64
+
+/* Sorts what was added since the last lookup, and the ends that bound how far back to look. */
+static int
+table_sort(struct profil_jit_table *t)
+{
+	uint64_t *m, end = 0;
+	size_t i;
+
+	m = realloc(t->maxend, (t->n ? t->n : 1) * sizeof(*m));
+	if (m == NULL)
+		return -ENOMEM;
+	t->maxend = m;
+	qsort(t->syms, t->n, sizeof(*t->syms), sym_cmp);
+	for (i = 0; i < t->n; i++) {
+		if (t->syms[i].start + t->syms[i].size > end)
+			end = t->syms[i].start + t->syms[i].size;
+		m[i] = end;
+	}
+	t->sorted = t->n;
+	return 0;
+}
 
 struct profil_jit_sym *
 profil_jit_find(struct profil_jit_table *t, uint64_t pc)
@@ -97,10 +119,8 @@ profil_jit_find(struct profil_jit_table *t, uint64_t pc)
 	struct profil_jit_sym *best = NULL;
 	size_t lo = 0, hi, mid, i;
 
-	if (t->sorted != t->n) {
-		qsort(t->syms, t->n, sizeof(*t->syms), sym_cmp);
-		t->sorted = t->n;
-	}
+	if (t->sorted != t->n && table_sort(t) != 0)
+		return NULL;
 	hi = t->n;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -109,7 +129,8 @@ profil_jit_find(struct profil_jit_table *t, uint64_t pc)
 		else
 			hi = mid;
 	}
-	for (i = lo; i > 0 && lo - i < FIND_BACK; i--) {
+	/* Down from there, while some range further down still reaches past pc. */
+	for (i = lo; i > 0 && lo - i < FIND_BACK && t->maxend[i - 1] > pc; i--) {
 		struct profil_jit_sym *s = &t->syms[i - 1];
 
 		if (pc - s->start < s->size && (best == NULL || s->seq > best->seq))
