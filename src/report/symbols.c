@@ -2,7 +2,6 @@
  * symbols.c - the symbolizer on elfutils' libdwfl: one Dwfl per binary, a cache of answers per
  * module.  See symbols.h for why modules are per binary rather than per address space.
  */
-#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "format/format.h"
+#include "report/demangle.h"
 #include "report/index.h"
 #include "report/symbols.h"
 
@@ -93,10 +93,7 @@ struct profil_symbolizer {
 	char *debuginfo_path;		/* libdwfl's search list, NULL for its default */
 	char *debug_dir;		/* the build-id store's root, NULL for /usr/lib/debug */
 	Dwfl_Callbacks callbacks;
-	/* The C++ demangler of the C++ runtime, looked for at the first mangled name. */
-	int cxx_tried;
-	void *cxx;
-	char *(*demangle)(const char *mangled, char *buf, size_t *len, int *status);
+	int raw_names;			/* names as the symbol tables spell them */
 };
 
 /*
@@ -296,9 +293,13 @@ profil_symbolizer_free(struct profil_symbolizer *sym)
 	profil_index_release(&sym->index);
 	free(sym->debuginfo_path);
 	free(sym->debug_dir);
-	if (sym->cxx != NULL)
-		dlclose(sym->cxx);
 	free(sym);
+}
+
+void
+profil_symbolizer_set_demangle(struct profil_symbolizer *sym, int demangle)
+{
+	sym->raw_names = !demangle;
 }
 
 int
@@ -1007,35 +1008,21 @@ sym_range_add(struct profil_module *mod, uint64_t start, uint64_t end, const cha
 /*
  * The name of a function as views show it: without a symbol version (debug files' symbol tables
  * say pthread_mutex_lock@@GLIBC_2.2.5; it is one function whichever version a caller bound to),
- * and demangled when it is a C++ name, as perf and gprof -C show them.  The demangler is the C++
- * runtime's own, __cxa_demangle, found at run time: profil is C and needs no C++ to build, and
- * without it names stay mangled.  Returns an allocated name, or NULL to show name as it is.
+ * and demangled when it is a C++ or Rust name, as perf and rustfilt show them.  Returns an
+ * allocated name, or NULL to show name as it is.
  */
 static char *
-display_name(struct profil_symbolizer *sym, const char *name)
+display_name(const struct profil_symbolizer *sym, const char *name)
 {
 	const char *at = strchr(name, '@');
 	char *plain = at != NULL ? strndup(name, (size_t)(at - name)) : NULL, *d;
-	int status = -1;
 
-	if (strncmp(name, "_Z", 2) != 0)
+	if (sym->raw_names)
 		return plain;
-	if (!sym->cxx_tried) {
-		sym->cxx_tried = 1;
-		sym->cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (sym->cxx != NULL)
-			*(void **)&sym->demangle = dlsym(sym->cxx, "__cxa_demangle");
-	}
-	if (sym->demangle == NULL)
+	d = profil_demangle(plain != NULL ? plain : name);
+	if (d == NULL)
 		return plain;
-	d = sym->demangle(plain != NULL ? plain : name, NULL, NULL, &status);
-	if (status != 0 || d == NULL) {
-		free(d);
-		return plain;
-	}
 	free(plain);
-	/* d is the demangler's malloc()ed name; cppcheck takes it for the address of status. */
-	/* cppcheck-suppress returnDanglingLifetime */
 	return d;
 }
 
