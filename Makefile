@@ -33,7 +33,9 @@ CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c sr
 	src/cfi/*.c) src/sample/walk.c
 CLI_PKGS   := libdw zlib
 CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
-CLI_LIBS    = $(shell pkg-config --libs $(CLI_PKGS)) -lm
+# binutils' libiberty demangles C++ and Rust names, as c++filt does; it has no pkg-config file and
+# Debian ships it as a static library alone (built -fPIC: it links into the PIE profil is).
+CLI_LIBS    = $(shell pkg-config --libs $(CLI_PKGS)) -liberty -lm
 
 SONAME := libprofil.so.$(SOVERSION)
 SOFILE := libprofil.so.$(VERSION)

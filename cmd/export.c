@@ -36,13 +36,14 @@ usage(FILE *f)
 {
 	const struct export_format *x;
 
-	fprintf(f, "usage: profil export --format=FMT [-o OUT] [PATH...]\n"
+	fprintf(f, "usage: profil export --format=FMT [-o OUT] [--no-demangle] [PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default "
 	    PROFIL_CMD_DEFAULT_DIR ")\n"
 	    "  -f, --format FMT  one of:\n");
 	for (x = formats; x->name != NULL; x++)
 		fprintf(f, "      %-8s %s (default -o %s)\n", x->name, x->what, x->default_out);
-	fprintf(f, "  -o, --output OUT  where to write; - is standard output\n");
+	fprintf(f, "  -o, --output OUT  where to write; - is standard output\n"
+	    "  --no-demangle     C++ and Rust names as the symbol tables spell them\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -142,13 +143,14 @@ profil_cmd_export(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct export_format *x = NULL;
 	const char *out = NULL;
 	struct profil_report *r;
-	int c, rc;
+	int c, rc, demangle = 1;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
@@ -168,6 +170,9 @@ profil_cmd_export(int argc, char **argv)
 				return usage(stderr);
 			}
 			out = optarg;
+			break;
+		case 'M':
+			demangle = 0;
 			break;
 		case 'h':
 			return usage(stdout);
@@ -194,6 +199,7 @@ profil_cmd_export(int argc, char **argv)
 		profil_cmd_error("out of memory", NULL);
 		return 1;
 	}
+	profil_symbolizer_set_demangle(profil_report_symbolizer(r), demangle);
 	rc = profil_cmd_load(r, argc - optind, argv + optind);
 	if (rc == 0) {
 		profil_cmd_warn_modules(r);

@@ -29,7 +29,8 @@ static int
 usage(FILE *f)
 {
 	fprintf(f, "usage: profil report [-n N] [--tsv] [--pid PID] [--per-process | --per-program |\n"
-	    "           --threads | --graph | --lines | --annotate FUNCTION | --diff BASE] [PATH...]\n"
+	    "           --threads | --graph | --lines | --annotate FUNCTION | --diff BASE]\n"
+	    "           [--no-demangle] [PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default " REPORT_DEFAULT_DIR ")\n"
 	    "  -n, --limit N   print the N heaviest rows only\n"
 	    "  --tsv       tab-separated values with a header line\n"
@@ -40,7 +41,8 @@ usage(FILE *f)
 	    "  --graph     call graph from -g stacks: self, total, callers, callees\n"
 	    "  --lines     hottest source lines\n"
 	    "  --annotate FUNCTION   FUNCTION's samples by source line and address\n"
-	    "  --diff BASE     compare with the profiles at BASE, function by function\n");
+	    "  --diff BASE     compare with the profiles at BASE, function by function\n"
+	    "  --no-demangle   C++ and Rust names as the symbol tables spell them\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -76,9 +78,9 @@ warn_no_stacks(struct profil_report *r)
 	}
 }
 
-/* Loads base for --diff into a session of its own; NULL after a message. */
+/* Loads base for --diff into a session of its own, named as r names; NULL after a message. */
 static struct profil_report *
-load_base(const char *path)
+load_base(const char *path, int demangle)
 {
 	struct profil_report *base = profil_report_new();
 	char *paths[1];
@@ -87,6 +89,7 @@ load_base(const char *path)
 		profil_cmd_error("out of memory", NULL);
 		return NULL;
 	}
+	profil_symbolizer_set_demangle(profil_report_symbolizer(base), demangle);
 	paths[0] = (char *)(uintptr_t)path;
 	if (profil_cmd_load(base, 1, paths) != 0) {
 		profil_report_free(base);
@@ -98,7 +101,7 @@ load_base(const char *path)
 
 static int
 print_view(struct profil_report *r, enum report_view view, const char *arg,
-    const struct profil_flat_options *opt)
+    const struct profil_flat_options *opt, int demangle)
 {
 	struct profil_report *base;
 	int err;
@@ -119,7 +122,7 @@ print_view(struct profil_report *r, enum report_view view, const char *arg,
 		}
 		break;
 	case VIEW_DIFF:
-		base = load_base(arg);
+		base = load_base(arg, demangle);
 		if (base == NULL)
 			return 1;
 		err = profil_report_diff_print(r, base, opt, stdout);
@@ -154,6 +157,7 @@ profil_cmd_report(int argc, char **argv)
 		{ "lines", no_argument, NULL, 'l' },
 		{ "annotate", required_argument, NULL, 'a' },
 		{ "diff", required_argument, NULL, 'd' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -163,7 +167,7 @@ profil_cmd_report(int argc, char **argv)
 	const char *arg = NULL, *pid_arg = NULL, *view_opt = NULL, *split_opt = NULL;
 	unsigned long long pid = 0;
 	struct profil_report *r;
-	int c, rc = 0, nviews = 0, nsplits = 0;
+	int c, rc = 0, nviews = 0, nsplits = 0, demangle = 1;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
@@ -206,6 +210,9 @@ profil_cmd_report(int argc, char **argv)
 			    c == 'a' ? "--annotate" : "--diff";
 			nviews++;
 			break;
+		case 'M':
+			demangle = 0;
+			break;
 		case 'h':
 			return usage(stdout);
 		case ':':
@@ -228,6 +235,7 @@ profil_cmd_report(int argc, char **argv)
 		return 1;
 	}
 	profil_report_set_split(r, split);
+	profil_symbolizer_set_demangle(profil_report_symbolizer(r), demangle);
 	if (pid_arg != NULL)
 		profil_report_set_pid(r, (uint32_t)pid);
 	rc = profil_cmd_load(r, argc - optind, argv + optind);
@@ -237,7 +245,7 @@ profil_cmd_report(int argc, char **argv)
 	}
 	if (rc == 0) {
 		profil_cmd_warn_modules(r);
-		rc = print_view(r, view, arg, &opt);
+		rc = print_view(r, view, arg, &opt, demangle);
 	}
 	profil_report_free(r);
 	return rc;

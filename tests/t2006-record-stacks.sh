@@ -79,4 +79,24 @@ test_expect_success 'hostile frame pointers (null, odd, unmapped, heap, cycles) 
 	done; done
 '
 
+# Threads the program creates start in the recorder's pthread_create wrapper (thread_main, in
+# libprofil-record.so; issue 10: "the recorder's own frames never appear in the program's
+# stacks").  Every walk from inside, in the handler (timer, perf) or from the ring's copies, by
+# frame pointers and by unwind tables, goes through it to start_thread without showing it.
+for clock in timer perf ring; do for cg in fp cfi; do
+	test_expect_success "threads ($clock clock, $cg): no caller frame of the recorder, stacks reach start_thread" "
+		\"\$PROFIL\" record --call-graph $cg --clock $clock -o th$clock$cg -- \"\$REC/threads\" 0.3 \
+			> /dev/null &&
+		\"\$PROFIL\" dump th$clock$cg/*.profil > th.dump &&
+		\"\$PROFIL\" export --format=folded -o th.folded th$clock$cg &&
+		test \"\$(dump_field th.dump clock)\" = $clock &&
+		awk '\$1 == \"sample\" { for (i = 6; i <= NF; i++) if (\$i ~ /libprofil-record/) bad++ }
+			END { print bad + 0, \"caller frames in the recorder\"; exit bad > 0 }' th.dump &&
+		awk '\$1 == \"sample\" && \$5 ~ /libprofil-record/ { n += \$2 }
+			END { print n + 0, \"samples with their pc in the recorder (its own time, shown)\" }' th.dump &&
+		grep -q '^\\(clone3;\\)\\{0,1\\}start_thread;thread_work40_main;thread_work40' th.folded &&
+		! grep -q 'thread_main;' th.folded
+	"
+done; done
+
 test_done

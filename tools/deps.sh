@@ -15,6 +15,7 @@ libc6-dev-arm64-cross  its C library
 libdw-dev            elfutils: ELF/DWARF symbolization in profil(1)
 libelf-dev           elfutils: ELF reading
 zlib1g-dev           compressed exports
+libiberty-dev        binutils' demangler: C++ and Rust names in profil(1)
 mandoc               t9001 lints and renders the mdoc man pages
 groff-base           t9001 renders the man pages as man-db's man(1) does
 cppcheck             make lint (t9003)
@@ -30,6 +31,7 @@ xz-utils             t3003: a real compressor to profile
 gzip                 t3003: another, a program without symbols
 sqlite3              t3003: a real database shell to profile
 g++                  t3005: a C++ program, whose names profil report demangles
+rustc                t3019: Rust programs, legacy and v0 mangling, whose names it demangles
 libgoogle-perftools4 bench/record.sh: gperftools' libprofiler.so, compared with profil record
 google-perftools     bench/record.sh: google-pprof reads libprofiler's profiles
 "

@@ -21,8 +21,10 @@
  * image, preloaded through the inherited environment, starts a file of its own.  Failures
  * disable the recorder with one line on stderr; the program runs on unharmed.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -661,6 +663,42 @@ flusher_start(void)
 	pthread_attr_destroy(&attr);
 }
 
+/*
+ * The recorder's own executable segment, from its program headers: the linker defines
+ * __ehdr_start at the ELF header of every object it writes, which the first PT_LOAD maps.  No
+ * dl_iterate_phdr, no name to look up: the walks then read two plain fields.
+ */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
+static void
+note_self_text(struct profil_stacks *s)
+{
+	const ElfW(Ehdr) *eh = &__ehdr_start;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(uintptr_t)((uintptr_t)eh + eh->e_phoff);
+	uintptr_t bias = 0, lo = UINTPTR_MAX, hi = 0;
+	int have_bias = 0;
+
+	for (unsigned int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		/* The first PT_LOAD maps file offset 0, the header, at eh. */
+		if (!have_bias) {
+			bias = (uintptr_t)eh - (uintptr_t)(ph[i].p_vaddr - ph[i].p_offset);
+			have_bias = 1;
+		}
+		if ((ph[i].p_flags & PF_X) == 0)
+			continue;
+		if (bias + ph[i].p_vaddr < lo)
+			lo = bias + ph[i].p_vaddr;
+		if (bias + ph[i].p_vaddr + ph[i].p_memsz > hi)
+			hi = bias + ph[i].p_vaddr + ph[i].p_memsz;
+	}
+	if (lo < hi) {
+		s->self_lo = lo;
+		s->self_hi = hi;
+	}
+}
+
 /* What the tick needs of the thread it interrupts, noted as the thread starts. */
 static void
 note_stack_bounds(void)
@@ -1003,6 +1041,7 @@ setup(void)
 	profil_rec.sink.fn = profil_stacks_tick;
 	profil_rec.sink.arg = s;
 	note_stack_bounds();
+	note_self_text(s);
 	if (cfi)
 		s->unwind = profil_record_unwind_shared();
 	profil_record_lock();

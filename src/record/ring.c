@@ -260,6 +260,7 @@ take_sample(const uint64_t *rec, size_t words, int stacks)
 		pcs[0] = ip;
 		depth++;
 	}
+	depth = profil_stacks_drop_self(&profil_rec.stacks, pcs, depth);
 	profil_stacks_add(&profil_rec.stacks, tid, pcs, depth, 1);
 	profil_ring_stats.samples++;
 }

@@ -61,10 +61,7 @@ struct profil_symbolizer {
 	char *debug_dir;		/* the build-id store's root, NULL for /usr/lib/debug */
 	void *elf;			/* module_elf.c's state for the session */
 	void (*elf_release)(void *elf);
-	/* The C++ demangler of the C++ runtime, looked for at the first mangled name. */
-	int cxx_tried;
-	void *cxx;
-	char *(*demangle)(const char *mangled, char *buf, size_t *len, int *status);
+	int raw_names;			/* names as the symbol tables spell them */
 };
 
 /*

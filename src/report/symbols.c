@@ -2,7 +2,6 @@
  * symbols.c - the symbolizer's session: its modules by path and build-id, each answered by its
  * kind (module.h), the cache of answers per module, and names as views show them.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "report/demangle.h"
 #include "report/module.h"
 
 struct profil_symbolizer *
@@ -49,9 +49,13 @@ profil_symbolizer_free(struct profil_symbolizer *sym)
 	if (sym->elf != NULL)
 		sym->elf_release(sym->elf);
 	free(sym->debug_dir);
-	if (sym->cxx != NULL)
-		dlclose(sym->cxx);
 	free(sym);
+}
+
+void
+profil_symbolizer_set_demangle(struct profil_symbolizer *sym, int demangle)
+{
+	sym->raw_names = !demangle;
 }
 
 int
@@ -274,35 +278,21 @@ cache_insert(struct profil_module *mod, struct profil_location *loc)
 /*
  * The name of a function as views show it: without a symbol version (debug files' symbol tables
  * say pthread_mutex_lock@@GLIBC_2.2.5; it is one function whichever version a caller bound to),
- * and demangled when it is a C++ name, as perf and gprof -C show them.  The demangler is the C++
- * runtime's own, __cxa_demangle, found at run time: profil is C and needs no C++ to build, and
- * without it names stay mangled.  Returns an allocated name, or NULL to show name as it is.
+ * and demangled when it is a C++ or Rust name, as perf and rustfilt show them.  Returns an
+ * allocated name, or NULL to show name as it is.
  */
 static char *
-display_name(struct profil_symbolizer *sym, const char *name)
+display_name(const struct profil_symbolizer *sym, const char *name)
 {
 	const char *at = strchr(name, '@');
 	char *plain = at != NULL ? strndup(name, (size_t)(at - name)) : NULL, *d;
-	int status = -1;
 
-	if (strncmp(name, "_Z", 2) != 0)
+	if (sym->raw_names)
 		return plain;
-	if (!sym->cxx_tried) {
-		sym->cxx_tried = 1;
-		sym->cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (sym->cxx != NULL)
-			*(void **)&sym->demangle = dlsym(sym->cxx, "__cxa_demangle");
-	}
-	if (sym->demangle == NULL)
+	d = profil_demangle(plain != NULL ? plain : name);
+	if (d == NULL)
 		return plain;
-	d = sym->demangle(plain != NULL ? plain : name, NULL, NULL, &status);
-	if (status != 0 || d == NULL) {
-		free(d);
-		return plain;
-	}
 	free(plain);
-	/* d is the demangler's malloc()ed name; cppcheck takes it for the address of status. */
-	/* cppcheck-suppress returnDanglingLifetime */
 	return d;
 }
 

@@ -70,6 +70,13 @@ struct profil_symbolizer *profil_symbolizer_new(void);
  */
 int profil_symbolizer_set_debug_dir(struct profil_symbolizer *sym, const char *dir);
 
+/*
+ * Whether C++ and Rust names are demangled (the default, 1) or shown as the symbol tables spell
+ * them (0; perf report --no-demangle), for --no-demangle.  Symbol versions are dropped either
+ * way.  Call it before the first lookup: answers are cached.
+ */
+void profil_symbolizer_set_demangle(struct profil_symbolizer *sym, int demangle);
+
 /* Frees the session, its modules and every location it returned. */
 void profil_symbolizer_free(struct profil_symbolizer *sym);
 

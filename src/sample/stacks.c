@@ -122,6 +122,18 @@ compare:
 	return -1;
 }
 
+size_t
+profil_stacks_drop_self(const struct profil_stacks *s, uint64_t *pcs, size_t depth)
+{
+	size_t i, n = depth > 0 ? 1 : 0;
+
+	/* A return address: its call is the byte before.  Markers and 0 wrap past self_hi. */
+	for (i = 1; i < depth; i++)
+		if (pcs[i] - 1 < s->self_lo || pcs[i] - 1 >= s->self_hi)
+			pcs[n++] = pcs[i];
+	return n;
+}
+
 void
 profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
     uint64_t weight)
@@ -158,6 +170,7 @@ profil_stacks_tick(const struct profil_tick *tick, void *arg)
 		else
 			depth = profil_unwind_fp(tick->uc, pcs, max);
 		pcs[0] = tick->pc;
+		depth = profil_stacks_drop_self(s, pcs, depth);
 	} else {
 		pcs[0] = tick->pc;
 		depth = 1;

@@ -67,10 +67,25 @@ struct profil_stacks {
 	/* NULL: stacks by frame pointers; else by the unwind tables published here. */
 	struct profil_unwind_shared *unwind;
 	atomic_uint_least64_t dropped;	/* ticks that found no room */
+	/*
+	 * The recorder's own code, [self_lo, self_hi) (0, 0: none), set before arming and never
+	 * changed: its frames are not the program's (profil_stacks_drop_self).
+	 */
+	uint64_t self_lo, self_hi;
 };
 
 /* The sink: adds tick->weight to the entry of this thread's stack.  arg: struct profil_stacks. */
 void profil_stacks_tick(const struct profil_tick *tick, void *arg);
+
+/*
+ * Removes from the callers pcs[1..depth) the frames whose call lies in the recorder's own code,
+ * and returns the new depth.  Every thread pthread_create starts begins in the recorder's
+ * wrapper, and the program's handlers of the signals it catches run under its dispatcher: a
+ * walk goes on through those frames (their unwind tables, or frame pointers, lead on to the
+ * program's callers) but they are not shown, as the program never called them.  pcs[0], the
+ * sampled pc, stays whatever it is: time spent in the recorder is the recorder's.
+ */
+size_t profil_stacks_drop_self(const struct profil_stacks *s, uint64_t *pcs, size_t depth);
 
 /* Adds weight to the entry of (tid, current epoch, pcs[0..depth)), leaf first. */
 void profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
