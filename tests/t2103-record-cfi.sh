@@ -60,6 +60,7 @@ for clock in outside timer ring; do
 		good=$(count split.txt "^_start;__libc_start_main;__libc_start_call_main;main;split;.*;leaf ") &&
 		rooted=$(count split.txt "^_start;") &&
 		echo "$good of $leaf leaf stacks reach main; $rooted of $all reach _start" &&
+		{ grep -v "^_start;" split.txt | head -n 3; true; } &&
 		test "$leaf" -gt 0 && test "$good" -eq "$leaf" && test "$rooted" -eq "$all"
 	'
 
