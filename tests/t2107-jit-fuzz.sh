@@ -1,9 +1,13 @@
 #!/bin/sh
-# t2107-jit-fuzz: the parsers of JIT names (src/jit: perf maps and jitdump files) under
+# t2107-jit-fuzz: the parsers of JIT names (src/jit: perf maps and jitdump files) on known
+# answers (tests/report/jitnames.c), then under
 # libFuzzer with ASan and UBSan (tests/fuzz/jit.c).  Seeds are a perf map and a jitdump that
 # node wrote.  Each input is also fed cut in two, as a file is read while its JIT still writes
 # it: the names taken must be those of the whole file at once.
 . "$(dirname "$0")/lib.sh"
+
+# Known answers first: pieces, reused memory, a moved code, files that are not what they claim.
+test_run_prog jitnames "$B/tests/report/jitnames"
 
 mkdir corpus work
 # seed NAME MODE FILE: MODE 0 a perf map, 1 a jitdump; the second byte chooses the cut.

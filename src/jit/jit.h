@@ -28,6 +28,13 @@ struct profil_jit_sym {
 	uint32_t used;			/* set by the caller: to be written */
 };
 
+/* Where a jitdump's code starts, and its name in the table's names. */
+struct profil_jit_code {
+	uint64_t addr;			/* 0: a free slot */
+	uint32_t name;
+	uint32_t len;
+};
+
 /* Bounds that keep a hostile or runaway file from taking the recorder's memory. */
 #define PROFIL_JIT_MAX_SYMS	(4u << 20)
 #define PROFIL_JIT_MAX_NAMES	(256u << 20)	/* bytes of names */
@@ -42,6 +49,10 @@ struct profil_jit_table {
 	size_t nbytes, capbytes;
 	uint64_t seq;
 	uint64_t dropped;		/* names refused by the bounds */
+	/* jitdump: the newest code loaded at each address, which a move names (open addressing,
+	 * a power of two, at most half full). */
+	struct profil_jit_code *codes;
+	size_t ncodes, capcodes;
 };
 
 void profil_jit_table_init(struct profil_jit_table *t);

@@ -8,6 +8,7 @@
  * which is how the recorder learns its path.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format/format.h"
@@ -39,20 +40,79 @@ u64_at(const uint8_t *p)
 	return v;
 }
 
-/* The name of the newest code at addr, for a move: NULL when none starts there. */
-static const struct profil_jit_sym *
+static size_t
+code_slot(uint64_t addr, size_t cap)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The code loaded at addr, or NULL: what a move of it names, found in constant time. */
+static struct profil_jit_code *
 code_at(struct profil_jit_table *t, uint64_t addr)
 {
-	const struct profil_jit_sym *s = profil_jit_find(t, addr);
+	size_t j;
 
-	return s != NULL && s->start == addr ? s : NULL;
+	if (t->capcodes == 0 || addr == 0)
+		return NULL;
+	for (j = code_slot(addr, t->capcodes); t->codes[j].addr != 0; j = (j + 1) & (t->capcodes - 1))
+		if (t->codes[j].addr == addr)
+			return &t->codes[j];
+	return NULL;
+}
+
+/*
+ * Adds a name for code at addr, and remembers it for a move of that code.  Returns 0 or
+ * -ENOMEM.
+ */
+static int
+code_add(struct profil_jit_table *t, uint64_t addr, uint64_t size, const char *name, size_t len)
+{
+	struct profil_jit_code *c, *old = t->codes;
+	const struct profil_jit_sym *s;
+	size_t i, j, cap = t->capcodes, before = t->n;
+
+	if (profil_jit_add(t, addr, size, PROFIL_CODE_JITDUMP, name, len) != 0)
+		return -ENOMEM;
+	if (t->n == before || addr == 0)
+		return 0;	/* nothing named: no code there */
+	s = &t->syms[t->n - 1];
+	c = code_at(t, addr);
+	if (c == NULL && 2 * (t->ncodes + 1) > t->capcodes) {
+		t->capcodes = cap ? 2 * cap : 256;
+		t->codes = calloc(t->capcodes, sizeof(*t->codes));
+		if (t->codes == NULL) {
+			t->codes = old;
+			t->capcodes = cap;
+			return -ENOMEM;
+		}
+		for (i = 0; i < cap; i++) {
+			if (old[i].addr == 0)
+				continue;
+			for (j = code_slot(old[i].addr, t->capcodes); t->codes[j].addr != 0;
+			     j = (j + 1) & (t->capcodes - 1))
+				;
+			t->codes[j] = old[i];
+		}
+		free(old);
+	}
+	if (c == NULL) {
+		for (j = code_slot(addr, t->capcodes); t->codes[j].addr != 0;
+		     j = (j + 1) & (t->capcodes - 1))
+			;
+		c = &t->codes[j];
+		c->addr = addr;
+		t->ncodes++;
+	}
+	c->name = s->name;
+	c->len = s->len;
+	return 0;
 }
 
 ssize_t
 profil_jit_dump_parse(struct profil_jit_table *t, const uint8_t *p, size_t len, uint64_t at,
     uint64_t *next)
 {
-	const struct profil_jit_sym *s;
+	const struct profil_jit_code *c;
 	size_t off = 0, n;
 	uint32_t id, total;
 	ssize_t added = 0;
@@ -97,8 +157,8 @@ profil_jit_dump_parse(struct profil_jit_table *t, const uint8_t *p, size_t len, 
 			n = (size_t)(nul - (r + LOAD_FIXED));
 			if (u64_at(r + 40) > total - LOAD_FIXED - n - 1)
 				return -EINVAL;	/* code larger than its record */
-			if (profil_jit_add(t, u64_at(r + 32), u64_at(r + 40), PROFIL_CODE_JITDUMP,
-			    (const char *)r + LOAD_FIXED, n) != 0)
+			if (code_add(t, u64_at(r + 32), u64_at(r + 40), (const char *)r + LOAD_FIXED,
+			    n) != 0)
 				return -ENOMEM;
 			added++;
 		} else if (id == JIT_CODE_MOVE) {
@@ -106,12 +166,11 @@ profil_jit_dump_parse(struct profil_jit_table *t, const uint8_t *p, size_t len, 
 				return -EINVAL;
 			if (len - off < MOVE_FIXED)
 				break;
-			s = code_at(t, u64_at(r + 32));
-			if (s != NULL) {
-				n = s->len;
-				memcpy(name, profil_jit_name(t, s), n);
-				if (profil_jit_add(t, u64_at(r + 40), u64_at(r + 48),
-				    PROFIL_CODE_JITDUMP, name, n) != 0)
+			c = code_at(t, u64_at(r + 32));
+			if (c != NULL) {
+				n = c->len;
+				memcpy(name, t->names + c->name, n);
+				if (code_add(t, u64_at(r + 40), u64_at(r + 48), name, n) != 0)
 					return -ENOMEM;
 				added++;
 			}

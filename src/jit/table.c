@@ -23,6 +23,7 @@ profil_jit_table_free(struct profil_jit_table *t)
 	free(t->syms);
 	free(t->names);
 	free(t->maxend);
+	free(t->codes);
 	profil_jit_table_init(t);
 }
 
