@@ -642,7 +642,8 @@ flusher_main(void *unused)
 			 * thread was kept off a CPU, a wait seen now says nothing of the gap.
 			 */
 			profil_record_wall_tick(periods < 10 ? periods : 10,
-			    (uint32_t)atomic_load(&flusher_tid), (uint32_t)atomic_load(&keeper_tid));
+			    (uint32_t)atomic_load(&flusher_tid),
+			    (uint32_t)atomic_load(&keeper_tid));
 			next_wall = periods < 10 ? next_wall + periods * wall_ns : now + wall_ns;
 			now = monotonic_ns();
 		}
