@@ -54,8 +54,8 @@ struct record_opts {
 static int
 usage(FILE *f)
 {
-	fprintf(f, "usage: profil record [-F HZ] [-g] [-o DIR] [-x] [--clock CLOCK] -- COMMAND "
-	    "[ARGS...]\n"
+	fprintf(f, "usage: profil record [-F HZ] [-g] [--wall] [-o DIR] [-x] [--clock CLOCK] -- "
+	    "COMMAND [ARGS...]\n"
 	    "       profil record [-F HZ] [-g] [-o DIR] -p PID[,PID...]\n"
 	    "  -F, --freq HZ   samples per second of each thread's CPU time, 1..20000\n"
 	    "                  (default 1000)\n"
@@ -65,7 +65,8 @@ usage(FILE *f)
 	    "                  fp (frame pointers); cfi,SIZE copies SIZE bytes of each\n"
 	    "                  sampled stack (default 16384, at most 65000)\n"
 	    "  --wall          also sample threads while they wait (sleep, I/O, locks), on\n"
-	    "                  wall-clock time, with their stacks (default -F 100)\n"
+	    "                  wall-clock time, with their stacks (default -F 100);\n"
+	    "                  outside, or inside by the recorder's thread\n"
 	    "  -o, --output DIR  where the profiles go (default ./profil.out/)\n"
 	    "  -p, --pid PIDS  attach to running processes until they exit or SIGINT\n"
 	    "  -x, --no-exec   do not record the programs COMMAND's processes exec\n"
@@ -129,8 +130,8 @@ forward(int signo)
 }
 
 static int
-setup_env(const char *lib, const char *hz, int stacks, int frame_pointers, const char *dir,
-    int noexec, const char *clock)
+setup_env(const char *lib, const char *hz, int stacks, int frame_pointers, int wall,
+    const char *dir, int noexec, const char *clock)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *preload;
@@ -156,6 +157,9 @@ setup_env(const char *lib, const char *hz, int stacks, int frame_pointers, const
 		return -1;
 	if (setenv(PROFIL_RECORD_ENV_STACKS, !stacks ? "0" : frame_pointers ?
 	    PROFIL_RECORD_STACKS_FP : PROFIL_RECORD_STACKS_CFI, 1) != 0)
+		return -1;
+	/* Set either way: only this command's --wall samples waits, not an inherited variable. */
+	if (setenv(PROFIL_RECORD_ENV_WALL, wall ? "1" : "0", 1) != 0)
 		return -1;
 	if (dir != NULL && setenv(PROFIL_RECORD_ENV_DIR, dir, 1) != 0)
 		return -1;
@@ -246,7 +250,7 @@ record_inside(const struct record_opts *o, char **cmd)
 		profil_cmd_error("recorder library not found", lib);
 		return 1;
 	}
-	if (setup_env(lib, o->hz, o->stacks, o->frame_pointers, o->dir, o->noexec,
+	if (setup_env(lib, o->hz, o->stacks, o->frame_pointers, o->wall, o->dir, o->noexec,
 	    o->clock) < 0) {
 		profil_cmd_error("cannot set the environment", strerror(errno));
 		return 1;
@@ -860,15 +864,15 @@ profil_cmd_record(int argc, char **argv)
 		return 2;
 	}
 	if (o.wall) {
-		if (!outside) {
-			profil_cmd_error("--wall records from outside: it takes no inside clock",
-			    o.clock);
-			return 2;
-		}
-		/* A waiting thread's sample is its stack: --wall records them. */
+		/*
+		 * A waiting thread's sample is its stack: --wall records them.  Outside, or from
+		 * inside by the recorder's thread (PROFIL_RECORD_WALL), with any inside clock.
+		 */
 		o.stacks = 1;
-		if (o.hz == NULL)
+		if (o.hz == NULL) {
+			o.hz = "100";
 			o.hzv = 100;
+		}
 	}
 	if (outside) {
 		r = profil_outside_probe();
@@ -878,14 +882,6 @@ profil_cmd_record(int argc, char **argv)
 
 			snprintf(what, sizeof(what), "perf events refused (%s)", strerror(-r));
 			profil_cmd_error(what, o.pids != NULL ? o.pids : argv[optind]);
-			return 1;
-		}
-		if (r < 0 && o.wall) {
-			char what[200];
-
-			snprintf(what, sizeof(what), "perf events refused (%s); --wall needs them for "
-			    "now", strerror(-r));
-			profil_cmd_error(what, argv[optind]);
 			return 1;
 		}
 		if (r < 0) {

@@ -5,15 +5,17 @@
 # it waits in and its state.  tests/record/waits.c: a thread that burns S seconds of CPU,
 # sleeps S in nanosleep and blocks about S in read on a pipe gets a third of its samples in
 # each, with no EINTR, as root and as nobody; without --wall nearly all its samples burn.
-# Threads waiting on a mutex, in poll and in waitpid each have their wait named.
+# Threads waiting on a mutex, in poll and in waitpid each have their wait named.  Issue 12:
+# "The in-process fallback does the same": the same checks with the recorder preloaded (the
+# timer and ring clocks, and where perf events are refused), its own thread reading /proc/self.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
 
 W=$B/tests/record/waits
+outside=1
 if ! "$PROFIL" record --clock outside -o probe -- true 2> probe.err; then
 	cat probe.err
-	echo "ok - skipped: perf events refused here"
-	test_done
+	outside=0
 fi
 
 count() {
@@ -27,6 +29,57 @@ thirds() {
 	n=$((b + z + r)) && echo "burn $b, snooze $z, blocked_read $r" &&
 	share_ok "$b" "$n" 0.3333 1 && share_ok "$z" "$n" 0.3333 1 && share_ok "$r" "$n" 0.3333 1
 }
+
+# reasons FOLDED: the mutex, poll and waitpid named, each with its whole stack.  From inside,
+# threads start through the recorder's pthread_create (thread_main).
+reasons() {
+	grep -E "^clone3;start_thread;(thread_main;)?lock_waiter;.*\[wait: futex, sleeping\] [0-9]+$" "$1" &&
+	grep -E "^clone3;start_thread;(thread_main;)?poll_waiter;.*\[wait: poll, sleeping\] [0-9]+$" "$1" &&
+	grep -E "^_start;.*;main;reasons;.*\[wait: wait4, sleeping\] [0-9]+$" "$1"
+}
+
+# The inside recorder: wall samples flagged, none of its own threads sampled (they wait too).
+inside_ok() {
+	"$PROFIL" dump "$1"/waits.*.profil > "$1.dump" &&
+	test $(( $(dump_field "$1.dump" flags) & 4 )) -eq 4 &&
+	ours=$(awk '$1 == "thread" && $3 ~ /^profil-/ { printf "%s ", $2 }' "$1.dump") &&
+	echo "recorder threads: $ours" && test -n "$ours" &&
+	! awk -v ours=" $ours" '$1 == "sample" && index(ours, " " $3 " ") { print; bad = 1 }
+		END { exit !bad }' "$1.dump"
+}
+
+for how in timer ring refused; do
+	case $how in
+	ring)
+		if [ $outside = 0 ]; then
+			echo "ok - skipped: inside, ring: perf events refused here"
+			continue
+		fi
+		run="$PROFIL record --clock ring" ;;
+	timer) run="$PROFIL record --clock timer" ;;
+	refused) run="$REC/noperf $PROFIL record" ;;
+	esac
+	test_expect_success "inside ($how): a third each, no EINTR, the waits named" '
+		$run --wall -o in-$how -- "$W" thirds 1 > in.txt 2> in-$how.err &&
+		cat in-$how.err in.txt && grep -qx "eintr 0" in.txt &&
+		"$PROFIL" export -f folded in-$how 2> /dev/null > in-$how.txt && thirds in-$how.txt &&
+		inside_ok in-$how &&
+		$run --wall -o why-$how -- "$W" reasons 0.5 > why.out 2> /dev/null &&
+		grep -qx "eintr 0" why.out &&
+		"$PROFIL" export -f folded why-$how 2> /dev/null > why-$how.txt && reasons why-$how.txt
+	'
+done
+
+test_expect_success 'perf events refused: said in one line, then --wall from inside' '
+	test $(wc -l < in-refused.err) -eq 1 &&
+	grep "^profil: perf events refused (.*): recording from inside the program: " in-refused.err &&
+	test "$(dump_field in-refused.dump clock)" = timer
+'
+
+if [ $outside = 0 ]; then
+	echo "ok - skipped: outside: perf events refused here"
+	test_done
+fi
 
 test_expect_success 'burning, sleeping, blocked in read: a third each, no EINTR' '
 	"$PROFIL" record --wall -o root -- "$W" thirds 1 > out.txt &&
@@ -60,10 +113,7 @@ test_expect_success 'without --wall the same program gives nearly all its sample
 
 test_expect_success 'a mutex, poll and waitpid: each wait named, with its whole stack' '
 	"$PROFIL" record --wall -o why -- "$W" reasons 0.5 > why.out && grep -qx "eintr 0" why.out &&
-	"$PROFIL" export -f folded why 2> /dev/null > why.txt &&
-	grep "^clone3;start_thread;lock_waiter;.*\\[wait: futex, sleeping\\] [0-9]*$" why.txt &&
-	grep "^clone3;start_thread;poll_waiter;.*\\[wait: poll, sleeping\\] [0-9]*$" why.txt &&
-	grep "^_start;.*;main;reasons;.*\\[wait: wait4, sleeping\\] [0-9]*$" why.txt
+	"$PROFIL" export -f folded why 2> /dev/null > why.txt && reasons why.txt
 '
 
 test_expect_success 'pprof carries CPU and wall time as two sample types, wall the default' '
@@ -83,12 +133,6 @@ test_expect_success 'the flame graph draws the waits blue-violet' '
 		awk "{ n++; if (\$3 >= 220 && \$1 < 140 && \$2 < 150) ok++ } END { exit !(n > 0 && ok == n) }"
 '
 
-test_expect_success '--wall takes no inside clock' '
-	test_must_fail_2() { "$@"; test $? -eq 2; }
-	test_must_fail_2 "$PROFIL" record --wall --clock ring -o x -- true 2> err.txt &&
-	grep -q "wall records from outside" err.txt
-'
-
 if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ] || ! command -v setpriv > /dev/null
 then
 	echo "ok - skipped: perf events not allowed to users here, or no setpriv"
@@ -96,10 +140,16 @@ then
 fi
 chmod 755 "$TRASH"
 mkdir u && chmod 777 u
-cp "$PROFIL" "$W" u/
+cp "$PROFIL" "$W" "$B/libprofil-record.so" u/
 test_expect_success 'as nobody: the same thirds, no EINTR' '
 	setpriv --reuid=65534 --regid=65534 --clear-groups u/profil record --wall -o u/out -- \
 		u/waits thirds 1 > u.txt 2> u.err && cat u.err u.txt && grep -qx "eintr 0" u.txt &&
 	"$PROFIL" export -f folded u/out 2> /dev/null > nobody.txt && thirds nobody.txt
+'
+test_expect_success 'as nobody, inside (timer clock): the same thirds, no EINTR' '
+	setpriv --reuid=65534 --regid=65534 --clear-groups u/profil record --wall --clock timer \
+		-o u/in -- u/waits thirds 1 > u.txt 2> u.err && cat u.err u.txt &&
+	grep -qx "eintr 0" u.txt &&
+	"$PROFIL" export -f folded u/in 2> /dev/null > nobody-in.txt && thirds nobody-in.txt
 '
 test_done

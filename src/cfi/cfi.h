@@ -61,4 +61,15 @@ int profil_cfi_object_bias(const struct profil_cfi_object *o, uint64_t start, ui
 int profil_cfi_rows(const uint8_t *sec, size_t len, uint64_t vaddr, int eh,
     struct profil_unwind_table *out);
 
+/*
+ * profil_unwind_waiting - profil_unwind_cfi for a thread that waits, whose registers come
+ * from /proc: with regs->fp PROFIL_UNWIND_FP_UNKNOWN, a walk cut for want of the frame
+ * pointer is tried again from each frame record found on the stack (src/cfi/waiting.c), and
+ * the first that reaches the outermost frame is taken.  Not for signal context (8 KiB of
+ * stack); allocation-free and thread-safe.
+ */
+size_t profil_unwind_waiting(const struct profil_unwind_space *space,
+    const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
+    uint64_t *pcs, size_t max, enum profil_unwind_end *end);
+
 #endif /* PROFIL_CFI_H */

@@ -20,6 +20,11 @@
 #define PROFIL_RECORD_ENV_STACKS	"PROFIL_RECORD_STACKS"
 #define PROFIL_RECORD_STACKS_CFI	"cfi"
 #define PROFIL_RECORD_STACKS_FP		"fp"
+/*
+ * "1": threads are sampled while they wait too, on the wall clock at the requested rate
+ * (profil record --wall), from the recorder's thread.
+ */
+#define PROFIL_RECORD_ENV_WALL		"PROFIL_RECORD_WALL"
 /* "0": images started by exec from a recorded process are not recorded. */
 #define PROFIL_RECORD_ENV_EXEC		"PROFIL_RECORD_EXEC"
 /* Distinct stacks per in-memory table. */

@@ -15,7 +15,10 @@
  *   PROFIL_RECORD_ENTRIES  distinct stacks per in-memory table (default 16384); a table half
  *                          full is spilled to an unnamed file in the output directory
  *   PROFIL_RECORD_FLUSH_MS periodic flush interval in ms (default 1000; 0 disables, and with
- *                          a signal clock runs no recorder thread at all)
+ *                          a signal clock and no PROFIL_RECORD_WALL runs no recorder thread)
+ *   PROFIL_RECORD_WALL     1: threads are also sampled while they wait (sleep, I/O, locks), at
+ *                          PROFIL_RECORD_HZ of the wall clock, by the recorder thread reading
+ *                          /proc and their stacks (src/record/wall.c); no signal reaches them
  *
  * A fork child records into its own file; exec writes the file (exit kind "exec") and the new
  * image, preloaded through the inherited environment, starts a file of its own.  Failures
@@ -67,6 +70,7 @@ static atomic_int flusher_tid;
  */
 static atomic_int flusher_starting;
 static atomic_int keeper_running, keeper_go;
+static atomic_int keeper_tid;		/* ours, never sampled while it waits (--wall) */
 enum { REQ_NONE, REQ_PENDING, REQ_DONE };
 #define REQ_MAPS UINT32_MAX	/* req.kind: re-read the mappings, write nothing */
 static struct {
@@ -522,6 +526,7 @@ keeper_main(void *unused)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "profil-keep");
+	atomic_store(&keeper_tid, self_tid());
 	while (atomic_load(&keeper_go) == 0)
 		futex(&keeper_go, FUTEX_WAIT_PRIVATE, 0, NULL);
 	exit(0);
@@ -561,8 +566,9 @@ close_all_but_dir(void)
 static void *
 flusher_main(void *unused)
 {
-	unsigned int step = PROFIL_RECORD_DRAIN_MS, naps = 0;
-	uint64_t last = monotonic_ns();
+	const uint64_t step = PROFIL_RECORD_DRAIN_MS * 1000000ULL;
+	unsigned int drains = 0;
+	uint64_t last = monotonic_ns(), last_drain = last, wall_ns = 0, next_wall = 0;
 	sigset_t all;
 	int files = 0;
 
@@ -592,15 +598,34 @@ flusher_main(void *unused)
 	}
 	atomic_store(&flusher_starting, 0);
 	futex(&flusher_starting, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+	/*
+	 * --wall keeps a descriptor open for each waiting thread: only in a table of our own,
+	 * where the program never sees them.
+	 */
+	if (profil_rec.wall && !files) {
+		profil_rec.wall = 0;
+		profil_record_warn("--wall off: the recorder thread has no descriptor table of its "
+		    "own", profil_rec.progname);
+	}
+	if (profil_rec.wall) {
+		wall_ns = 1000000000ULL / profil_rec.hz;
+		next_wall = last + wall_ns;
+	}
 	/* First at once: a process killed early still leaves its file, mappings and all. */
 	if (files && flush_ms != 0)
 		flush_now(PROFIL_EXIT_RUNNING, 0);
 	for (;;) {
-		struct timespec ts = { .tv_sec = step / 1000, .tv_nsec = (step % 1000) * 1000000L };
+		uint64_t now = monotonic_ns(), wake = last_drain + step, nap;
+		struct timespec ts;
 		int state = atomic_load(&req.state);
 
+		if (wall_ns > 0 && next_wall < wake)
+			wake = next_wall;
+		nap = wake > now ? wake - now : 0;
+		ts.tv_sec = (time_t)(nap / 1000000000ULL);
+		ts.tv_nsec = (long)(nap % 1000000000ULL);
 		/* A nap that a program thread's request ends early. */
-		if (state != REQ_PENDING)
+		if (state != REQ_PENDING && nap > 0)
 			futex(&req.state, FUTEX_WAIT_PRIVATE, state, &ts);
 		if (files && !atomic_load(&sealed) && filtered())
 			atomic_store(&sealed, 1);
@@ -608,18 +633,35 @@ flusher_main(void *unused)
 			serve_request();
 			continue;
 		}
+		if (atomic_load(&sealed))
+			continue;	/* naps and pread(2) of /proc only, until the end */
+		now = monotonic_ns();
+		if (wall_ns > 0 && now >= next_wall) {
+			uint64_t periods = 1 + (now - next_wall) / wall_ns;
+
+			/*
+			 * A late tick stands for the periods it missed, a few at most: after this
+			 * thread was kept off a CPU, a wait seen now says nothing of the gap.
+			 */
+			profil_record_wall_tick(periods < 10 ? periods : 10,
+			    (uint32_t)atomic_load(&flusher_tid),
+			    (uint32_t)atomic_load(&keeper_tid));
+			next_wall = periods < 10 ? next_wall + periods * wall_ns : now + wall_ns;
+			now = monotonic_ns();
+		}
+		if (now - last_drain < step)
+			continue;
+		last_drain = now;
 		/*
-		 * Every tenth nap: the last of the program's threads gone, the process ends as
+		 * Every tenth drain: the last of the program's threads gone, the process ends as
 		 * glibc would have ended it then, by exit(0) (atexit handlers, stdio, and our
 		 * destructor's final flush), not left running with a lone flusher.
 		 */
-		if (++naps % 10 == 0 && files && flusher_alone()) {
+		if (++drains % 10 == 0 && files && flusher_alone()) {
 			atomic_store(&keeper_go, 1);
 			/* We go on: the keeper's exit hands us the final flush. */
 			futex(&keeper_go, FUTEX_WAKE_PRIVATE, 1, NULL);
 		}
-		if (atomic_load(&sealed))
-			continue;	/* naps and pread(2) of /proc only, until the end */
 		/* By the clock, not by counting naps: a loaded machine wakes us late. */
 		if (files && flush_ms != 0 &&
 		    monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
@@ -637,6 +679,7 @@ flusher_main(void *unused)
  * user namespace, EINVAL), also in a fork child.  So with the periodic flush off and a signal
  * clock, which needs no draining, there is none: tables are then not spilled (a full one drops
  * ticks and counts them), and the file is written only at exit, exec and fatal signals.
+ * PROFIL_RECORD_WALL needs it all the same: it is the thread that samples the waits.
  */
 static void
 flusher_start(void)
@@ -644,7 +687,7 @@ flusher_start(void)
 	pthread_attr_t attr;
 	pthread_t t;
 
-	if (profil_real.pthread_create == NULL || (flush_ms == 0 && !ring_mode))
+	if (profil_real.pthread_create == NULL || (flush_ms == 0 && !ring_mode && !profil_rec.wall))
 		return;
 	/*
 	 * The keeper first, from this thread: pthread_create mallocs, and from the flusher it
@@ -814,6 +857,8 @@ atfork_child(void)
 	atomic_store(&flusher_starting, 0);
 	atomic_store(&keeper_running, 0);
 	atomic_store(&keeper_go, 0);
+	atomic_store(&keeper_tid, 0);
+	profil_record_wall_fork_child();
 	atomic_store(&req.state, REQ_NONE);
 	atomic_store(&req.owner, 0);
 	atomic_store(&exec_quiet, 0);
@@ -982,6 +1027,7 @@ setup(void)
 	cfi = 0;	/* the unwind tables and their walk are x86-64's: frame pointers */
 #endif
 	flush_ms = (unsigned int)env_ulong(PROFIL_RECORD_ENV_FLUSH_MS, 1000, 0, 3600000);
+	profil_rec.wall = (int)env_ulong(PROFIL_RECORD_ENV_WALL, 0, 0, 1);
 	entries = env_ulong(PROFIL_RECORD_ENV_ENTRIES, 16384, 64, 1UL << 24);
 	profil_rec.clock = PROFIL_CLOCK_AUTO;
 	if (clock != NULL && strcmp(clock, PROFIL_RECORD_CLOCK_TIMER) == 0)
@@ -1038,6 +1084,10 @@ setup(void)
 		}
 	}
 	atomic_store(&s->cur, &s->tables[0]);
+	if (profil_rec.wall && profil_record_wall_init() < 0) {
+		profil_rec.wall = 0;
+		profil_record_warn("--wall off: cannot map memory", PROFIL_RECORD_ENV_WALL);
+	}
 	profil_rec.sink.fn = profil_stacks_tick;
 	profil_rec.sink.arg = s;
 	note_stack_bounds();

@@ -37,6 +37,7 @@ struct profil_record {
 	unsigned int hz;
 	int clock;			/* enum profil_clock requested */
 	unsigned int depth;		/* 1 unless PROFIL_RECORD_STACKS */
+	int wall;			/* PROFIL_RECORD_WALL: waiting threads sampled too */
 	uint64_t start_ns;
 	char dir[PROFIL_FORMAT_MAX_PATH];
 	char path[PROFIL_FORMAT_MAX_PATH + 64];	/* the file's final name */
@@ -128,6 +129,22 @@ int profil_ring_open(pid_t tid, unsigned int hz, int stacks);
 void profil_ring_drain_all(void);
 void profil_ring_close(pid_t tid);
 void profil_ring_forget_all(void);
+
+/*
+ * src/record/wall.c: PROFIL_RECORD_WALL, the waiting threads sampled on the wall clock.  init
+ * maps the memory at start; tick, on the recorder's thread alone (its own descriptor table),
+ * adds weight periods of each waiting thread but self and keeper to the table.  Not in signal
+ * context; allocates nothing; no lock.  fork_child forgets the parent's threads.
+ */
+struct profil_wall_stats {
+	uint64_t waits;			/* samples of waiting threads */
+	uint64_t unread;		/* waiting stacks that could not be read */
+	uint64_t unfollowed;		/* threads beyond the table, not sampled while they wait */
+};
+extern struct profil_wall_stats profil_wall_stats;
+int profil_record_wall_init(void);
+void profil_record_wall_tick(uint64_t weight, uint32_t self, uint32_t keeper);
+void profil_record_wall_fork_child(void);
 
 uint64_t profil_record_now_ns(void);
 

@@ -1,0 +1,83 @@
+/*
+ * waiting.c - the walk of a waiting thread's stack, from the registers /proc gives (sp and
+ * pc, without the frame pointer), by the unwind tables.  Shared by the outside recorder
+ * (src/outside/wall.c) and the in-process one's recorder thread (src/record/wall.c), neither
+ * in signal context.  Allocation-free.
+ */
+#include <string.h>
+
+#include "cfi.h"
+
+static int
+in_code(const struct profil_unwind_space *space, uint64_t pc)
+{
+	size_t lo = 0, hi = space->nmods;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pc < space->mods[mid].start)
+			hi = mid;
+		else if (pc >= space->mods[mid].end)
+			lo = mid + 1;
+		else
+			return space->mods[mid].table != NULL;
+	}
+	return 0;
+}
+
+/*
+ * A waiting thread's registers come from /proc without its frame pointer, so a walk stops at
+ * the first frame whose rules need it (code built with frame pointers).  Until a function
+ * saves it, the frame pointer still holds that frame's value: the address of a frame record
+ * (saved fp, return address) somewhere above sp.  Each place on the copy holding a record
+ * whose return address is in code is tried, and taken only if the walk from it then reaches
+ * the outermost frame; otherwise the cut walk stands.
+ */
+static size_t
+fp_search(const struct profil_unwind_space *space, const struct profil_unwind_regs *regs,
+    const struct profil_unwind_memory *mem, uint64_t *pcs, size_t max,
+    enum profil_unwind_end *end, size_t n)
+{
+	uint64_t try[PROFIL_FORMAT_MAX_DEPTH];
+	struct profil_unwind_regs r = *regs;
+	enum profil_unwind_end e;
+	size_t tried = 0, m;
+
+	if (max > PROFIL_FORMAT_MAX_DEPTH)
+		max = PROFIL_FORMAT_MAX_DEPTH;
+	for (uint64_t a = mem->lo; a + 16 <= mem->hi && tried < 64; a += 8) {
+		uint64_t saved, ret;
+
+		memcpy(&saved, mem->data + (a - mem->lo), 8);
+		memcpy(&ret, mem->data + (a + 8 - mem->lo), 8);
+		/*
+		 * A frame record: the caller's fp above it (or 0, or anything from a caller
+		 * without frame pointers, which the tables then walk), the return address into
+		 * code.  Only a walk that then reaches the outermost frame is taken.
+		 */
+		if ((saved != 0 && saved <= a && saved >= mem->lo) || !in_code(space, ret))
+			continue;
+		tried++;
+		r.fp = a;
+		m = profil_unwind_cfi(space, &r, mem, try, max, &e);
+		if (e == PROFIL_UNWIND_COMPLETE) {
+			memcpy(pcs, try, m * sizeof(*pcs));
+			*end = e;
+			return m;
+		}
+	}
+	return n;
+}
+
+size_t
+profil_unwind_waiting(const struct profil_unwind_space *space,
+    const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
+    uint64_t *pcs, size_t max, enum profil_unwind_end *end)
+{
+	size_t n = profil_unwind_cfi(space, regs, mem, pcs, max, end);
+
+	if (*end == PROFIL_UNWIND_NORULE && regs->fp == PROFIL_UNWIND_FP_UNKNOWN)
+		n = fp_search(space, regs, mem, pcs, max, end, n);
+	return n;
+}

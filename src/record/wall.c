@@ -1,0 +1,347 @@
+/*
+ * wall.c - PROFIL_RECORD_WALL: the in-process `profil record --wall`, as src/outside/wall.c
+ * does it from outside.  At each tick of the wall clock the recorder's thread reads every
+ * other thread of the process that is not on a CPU: its state (stat), the system call it waits
+ * in with its sp and pc (syscall), and the top of its user stack, which does not move while it
+ * waits (process_vm_readv, which a page gone meanwhile cannot fault), walked by the unwind
+ * tables the CPU samples are walked by.  Threads on a CPU are the clock's CPU samples, at the
+ * same rate.  Nothing reaches the waiting thread: no signal, so no system call of it gets
+ * EINTR.  A thread that has not been put on a CPU since the last tick (schedstat, kept open
+ * and read with pread) is still in the same wait: its stack is counted again, nothing more
+ * read.
+ *
+ * Only the recorder's thread runs this, in its own descriptor table (unshare(CLONE_FILES)),
+ * so the descriptors it keeps are invisible to the program; never in signal context.  It
+ * allocates nothing (the first malloc of that thread would make glibc reserve an arena): its
+ * memory is mapped once, at start.  Its state is its own: no lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "../cfi/cfi.h"
+#include "record.h"
+
+/* Threads followed; more are not sampled while they wait (counted in profil_wall_stats). */
+#define MAX_WAITERS	4096
+/* Bytes of a waiting stack read, as the outside recorder's default copy. */
+#define STACK_COPY	16384
+/* schedstat files kept open at most; others are opened at each tick. */
+#define MAX_KEPT	512
+
+struct waiter {
+	uint32_t tid;
+	int fd;			/* its schedstat, kept open; -1 */
+	int seen;		/* listed at this tick */
+	uint64_t runs;		/* times put on a CPU, at the last tick */
+	uint32_t depth;		/* of the wait in pcs; 0: none known (on a CPU, or unreadable) */
+	uint64_t *pcs;		/* its own room of profil_rec.depth pcs, wait frame first */
+};
+
+static struct waiter *waiters;	/* MAX_WAITERS, with the rooms of their stacks after them */
+static size_t nwaiters, kept, max_kept;
+static uint32_t skip[2];	/* the recorder's own threads: this one and the keeper */
+static uint64_t weight_now;
+struct profil_wall_stats profil_wall_stats;
+
+int
+profil_record_wall_init(void)
+{
+	size_t bytes = MAX_WAITERS * (sizeof(*waiters) + profil_rec.depth * sizeof(uint64_t));
+	struct rlimit rl;
+	void *p;
+
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+	    -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	waiters = p;
+	for (size_t i = 0; i < MAX_WAITERS; i++)
+		waiters[i].pcs = (uint64_t *)(waiters + MAX_WAITERS) + i * profil_rec.depth;
+	/* The flushes open files too: room is left for them under the descriptor limit. */
+	max_kept = MAX_KEPT;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < MAX_KEPT + 64)
+		max_kept = rl.rlim_cur > 64 ? rl.rlim_cur - 64 : 0;
+	return 0;
+}
+
+/* fork child: the threads and descriptors were the parent's recorder thread's. */
+void
+profil_record_wall_fork_child(void)
+{
+	nwaiters = 0;
+	kept = 0;
+	memset(&profil_wall_stats, 0, sizeof(profil_wall_stats));
+}
+
+static void
+task_path(char *buf, size_t cap, uint32_t tid, const char *file)
+{
+	snprintf(buf, cap, "/proc/self/task/%u/%s", tid, file);
+}
+
+/* The whole of a small /proc file, NUL-terminated; its length or -1. */
+static ssize_t
+read_text(uint32_t tid, const char *file, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	task_path(path, sizeof(path), tid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * Times the thread was put on a CPU: the third field of its schedstat, kept open and read
+ * again from the start at each tick (one system call a waiting thread).
+ */
+static int
+thread_runs(struct waiter *w, uint64_t *runs)
+{
+	char path[64], buf[128];
+	unsigned long long a, b, c;
+	ssize_t n;
+
+	if (w->fd < 0 && kept < max_kept) {
+		task_path(path, sizeof(path), w->tid, "schedstat");
+		w->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (w->fd >= 0)
+			kept++;
+	}
+	if (w->fd >= 0) {
+		n = pread(w->fd, buf, sizeof(buf) - 1, 0);
+		if (n <= 0) {
+			/* Gone, or its tid about to be another thread's. */
+			close(w->fd);
+			w->fd = -1;
+			kept--;
+			return -1;
+		}
+		buf[n] = '\0';
+	} else if (read_text(w->tid, "schedstat", buf, sizeof(buf)) <= 0) {
+		return -1;
+	}
+	if (sscanf(buf, "%llu %llu %llu", &a, &b, &c) != 3)
+		return -1;
+	*runs = c;
+	return 0;
+}
+
+/* The state letter of stat, after the name (which may hold spaces and parentheses). */
+static int
+thread_state(uint32_t tid)
+{
+	char buf[512], *p;
+
+	if (read_text(tid, "stat", buf, sizeof(buf)) <= 0 || (p = strrchr(buf, ')')) == NULL ||
+	    p[1] != ' ')
+		return -1;
+	switch (p[2]) {
+	case 'S':
+		return PROFIL_WAIT_SLEEPING;
+	case 'D':
+		return PROFIL_WAIT_DISK;
+	case 'T':
+	case 't':
+		return PROFIL_WAIT_STOPPED;
+	case 'R':
+	case 'Z':
+	case 'X':
+	case 'x':
+		return -1;	/* on a CPU (a CPU sample), or ended */
+	default:
+		return PROFIL_WAIT_OTHER;
+	}
+}
+
+/* The system call the thread waits in, and its sp and pc; -1 when it runs again. */
+static int
+thread_syscall(uint32_t tid, long *nr, uint64_t *sp, uint64_t *pc)
+{
+	char buf[256];
+	unsigned long long a[6], usp, upc;
+
+	if (read_text(tid, "syscall", buf, sizeof(buf)) <= 0 || strncmp(buf, "running", 7) == 0)
+		return -1;
+	if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", nr, &a[0], &a[1], &a[2],
+	    &a[3], &a[4], &a[5], &usp, &upc) == 9) {
+		*sp = usp;
+		*pc = upc;
+		return 0;
+	}
+	/* Blocked outside a system call (a page fault): "-1 sp pc". */
+	if (sscanf(buf, "%ld %llx %llx", nr, &usp, &upc) == 3 && *nr == -1) {
+		*sp = usp;
+		*pc = upc;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * The walk of ring.c's copies, entered the same way: builders free no space a walk is in.
+ * Without tables (--call-graph fp, or none published yet) the pc alone, cut.
+ */
+static size_t
+walk(const struct profil_unwind_regs *regs, const uint8_t *stack, size_t len, uint64_t *pcs,
+    size_t max)
+{
+	struct profil_unwind_shared *u = profil_rec.stacks.unwind;
+	struct profil_unwind_slot *slot = NULL;
+	const struct profil_unwind_space *space = NULL;
+	struct profil_unwind_space none = { NULL, 0 };
+	struct profil_unwind_memory mem = { regs->sp, regs->sp + len, stack };
+	enum profil_unwind_end end;
+	size_t n;
+
+	if (max == 0)
+		return 0;
+	if (u != NULL)
+		space = profil_unwind_enter(u, &slot);
+	n = profil_unwind_waiting(space != NULL ? space : &none, regs, &mem, pcs, max, &end);
+	if (slot != NULL)
+		profil_unwind_leave(slot);
+	return n;
+}
+
+/* The waiting stack of a thread, wait frame first, into w->pcs; 0 or -1. */
+static int
+wait_stack(struct waiter *w)
+{
+	static uint8_t copy[STACK_COPY];
+	struct profil_unwind_regs regs;
+	struct iovec local, remote;
+	uint32_t depth = 1;
+	ssize_t n;
+	long nr;
+	int state = thread_state(w->tid);
+	uint64_t runs;
+
+	if (state < 0 || thread_syscall(w->tid, &nr, &regs.sp, &regs.pc) < 0)
+		return -1;
+	w->pcs[0] = PROFIL_PC_WAIT(state, nr >= 0 && nr < PROFIL_WAIT_NO_SYSCALL ?
+	    (unsigned long)nr : PROFIL_WAIT_NO_SYSCALL);
+	regs.fp = PROFIL_UNWIND_FP_UNKNOWN;
+	local.iov_base = copy;
+	local.iov_len = sizeof(copy);
+	remote.iov_base = (void *)(uintptr_t)regs.sp;
+	remote.iov_len = sizeof(copy);
+	/* Short where the stack's mapping ends. */
+	n = process_vm_readv(profil_rec.pid, &local, 1, &remote, 1, 0);
+	if (n < 0) {
+		profil_wall_stats.unread++;
+		n = 0;
+	}
+	/* Ran between the reads: the registers and the stack may be of two moments. */
+	if (thread_runs(w, &runs) < 0 || runs != w->runs)
+		return -1;
+	depth += (uint32_t)walk(&regs, copy, (size_t)n, w->pcs + 1, profil_rec.depth - 1);
+	w->depth = depth;
+	return 0;
+}
+
+static void
+wall_thread(struct waiter *w)
+{
+	uint64_t runs;
+
+	if (thread_runs(w, &runs) < 0)
+		return;
+	/* A kernel without schedstats prints zeros: no wait can be known to go on. */
+	if (w->depth == 0 || runs != w->runs || runs == 0) {
+		w->depth = 0;
+		w->runs = runs;
+		if (wait_stack(w) < 0) {
+			w->depth = 0;
+			return;
+		}
+	}
+	profil_stacks_add(&profil_rec.stacks, w->tid, w->pcs, w->depth, weight_now);
+	profil_wall_stats.waits += weight_now;
+}
+
+/*
+ * Each listed thread in turn.  The listing keeps its order from tick to tick (threads are
+ * added at its end), and so does the table: a thread is found where the last tick left it.
+ */
+static void
+visit(pid_t tid, void *cursor)
+{
+	size_t *at = cursor, i;
+	struct waiter *w = NULL;
+
+	if ((uint32_t)tid == skip[0] || (uint32_t)tid == skip[1])
+		return;
+	if (*at < nwaiters && waiters[*at].tid == (uint32_t)tid) {
+		w = &waiters[(*at)++];
+	} else {
+		for (i = 0; i < nwaiters; i++) {
+			if (waiters[i].tid == (uint32_t)tid) {
+				w = &waiters[i];
+				*at = i + 1;
+				break;
+			}
+		}
+	}
+	if (w == NULL) {
+		if (nwaiters == MAX_WAITERS) {
+			profil_wall_stats.unfollowed++;
+			return;
+		}
+		w = &waiters[nwaiters++];
+		w->tid = (uint32_t)tid;
+		w->fd = -1;
+		w->runs = 0;
+		w->depth = 0;
+	}
+	w->seen = 1;
+	wall_thread(w);
+}
+
+void
+profil_record_wall_tick(uint64_t weight, uint32_t self, uint32_t keeper)
+{
+	size_t at = 0, i, n = 0;
+
+	if (waiters == NULL)
+		return;
+	skip[0] = self;
+	skip[1] = keeper;
+	weight_now = weight;
+	for (i = 0; i < nwaiters; i++)
+		waiters[i].seen = 0;
+	profil_threads_foreach(visit, &at);
+	/* The threads gone leave the table; their rooms of pcs go to its end, swapped. */
+	for (i = 0; i < nwaiters; i++) {
+		struct waiter t;
+
+		if (!waiters[i].seen) {
+			if (waiters[i].fd >= 0) {
+				close(waiters[i].fd);
+				kept--;
+			}
+			continue;
+		}
+		if (i != n) {
+			t = waiters[n];
+			waiters[n] = waiters[i];
+			waiters[i] = t;
+		}
+		n++;
+	}
+	nwaiters = n;
+}
