@@ -31,10 +31,11 @@ thirds() {
 }
 
 # reasons FOLDED: the mutex, poll and waitpid named, each with its whole stack.  From inside,
-# threads start through the recorder's pthread_create (thread_main).
+# threads start through the recorder's pthread_create, whose frame (thread_main) is not shown.
 reasons() {
-	grep -E "^clone3;start_thread;(thread_main;)?lock_waiter;.*\[wait: futex, sleeping\] [0-9]+$" "$1" &&
-	grep -E "^clone3;start_thread;(thread_main;)?poll_waiter;.*\[wait: poll, sleeping\] [0-9]+$" "$1" &&
+	! grep -q "thread_main" "$1" &&
+	grep -E "^clone3;start_thread;lock_waiter;.*\[wait: futex, sleeping\] [0-9]+$" "$1" &&
+	grep -E "^clone3;start_thread;poll_waiter;.*\[wait: poll, sleeping\] [0-9]+$" "$1" &&
 	grep -E "^_start;.*;main;reasons;.*\[wait: wait4, sleeping\] [0-9]+$" "$1"
 }
 

@@ -250,7 +250,8 @@ wait_stack(struct waiter *w)
 	if (thread_runs(w, &runs) < 0 || runs != w->runs)
 		return -1;
 	depth += (uint32_t)walk(&regs, copy, (size_t)n, w->pcs + 1, profil_rec.depth - 1);
-	w->depth = depth;
+	/* The recorder's pthread_create wrapper is walked through, not shown. */
+	w->depth = (uint32_t)profil_stacks_drop_self(&profil_rec.stacks, w->pcs, depth);
 	return 0;
 }
 
