@@ -208,11 +208,13 @@ note_profiles(const char *dir, time_t since)
 		profil_file_free(f);
 		/* JIT names, which the recorder in the program leaves to us. */
 		r = profil_jit_name_profile(dirfd(dp), d->d_name, why, sizeof(why));
-		if (r < 0)
-			profil_cmd_error("cannot add JIT names", strerror((int)-r));
 		if (why[0] != '\0')
 			profil_cmd_error("JIT names not read (perf's rule: a regular file "
 			    "owned by root or by the user profil runs as)", why);
+		if (r < 0) {
+			snprintf(why, sizeof(why), "cannot add JIT names (%s)", strerror((int)-r));
+			profil_cmd_error(why, path);
+		}
 	}
 	closedir(dp);
 }

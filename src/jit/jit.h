@@ -53,6 +53,7 @@ struct profil_jit_table {
 	 * a power of two, at most half full). */
 	struct profil_jit_code *codes;
 	size_t ncodes, capcodes;
+	uint64_t seed;			/* of the hash: a file cannot choose where its codes land */
 };
 
 void profil_jit_table_init(struct profil_jit_table *t);

@@ -21,6 +21,8 @@
 #define REC_PREFIX		16
 #define LOAD_FIXED		(REC_PREFIX + 40)	/* prefix, pid, tid, vma, addr, size, index */
 #define MOVE_FIXED		(REC_PREFIX + 48)
+/* A name longer than the table keeps is cut; one longer than this is no name. */
+#define MAX_NAME_SCAN		(64u << 10)
 
 static uint32_t
 u32_at(const uint8_t *p)
@@ -40,10 +42,16 @@ u64_at(const uint8_t *p)
 	return v;
 }
 
+/* The slot of addr: a seeded mix (splitmix64's), so that no file can put all its codes in one
+ * slot and make every lookup walk them all. */
 static size_t
-code_slot(uint64_t addr, size_t cap)
+code_slot(const struct profil_jit_table *t, uint64_t addr)
 {
-	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	uint64_t h = addr ^ t->seed;
+
+	h = (h ^ h >> 30) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ h >> 27) * 0x94d049bb133111ebull;
+	return (size_t)(h ^ h >> 31) & (t->capcodes - 1);
 }
 
 /* The code loaded at addr, or NULL: what a move of it names, found in constant time. */
@@ -54,7 +62,7 @@ code_at(struct profil_jit_table *t, uint64_t addr)
 
 	if (t->capcodes == 0 || addr == 0)
 		return NULL;
-	for (j = code_slot(addr, t->capcodes); t->codes[j].addr != 0; j = (j + 1) & (t->capcodes - 1))
+	for (j = code_slot(t, addr); t->codes[j].addr != 0; j = (j + 1) & (t->capcodes - 1))
 		if (t->codes[j].addr == addr)
 			return &t->codes[j];
 	return NULL;
@@ -88,7 +96,7 @@ code_add(struct profil_jit_table *t, uint64_t addr, uint64_t size, const char *n
 		for (i = 0; i < cap; i++) {
 			if (old[i].addr == 0)
 				continue;
-			for (j = code_slot(old[i].addr, t->capcodes); t->codes[j].addr != 0;
+			for (j = code_slot(t, old[i].addr); t->codes[j].addr != 0;
 			     j = (j + 1) & (t->capcodes - 1))
 				;
 			t->codes[j] = old[i];
@@ -96,7 +104,7 @@ code_add(struct profil_jit_table *t, uint64_t addr, uint64_t size, const char *n
 		free(old);
 	}
 	if (c == NULL) {
-		for (j = code_slot(addr, t->capcodes); t->codes[j].addr != 0;
+		for (j = code_slot(t, addr); t->codes[j].addr != 0;
 		     j = (j + 1) & (t->capcodes - 1))
 			;
 		c = &t->codes[j];
@@ -147,10 +155,10 @@ profil_jit_dump_parse(struct profil_jit_table *t, const uint8_t *p, size_t len, 
 			n = len - off - LOAD_FIXED;
 			if (n > total - LOAD_FIXED)
 				n = total - LOAD_FIXED;
-			if (n > sizeof(name))
-				n = sizeof(name);
+			if (n > MAX_NAME_SCAN)
+				n = MAX_NAME_SCAN;
 			nul = memchr(r + LOAD_FIXED, '\0', n);
-			if (nul == NULL && (n == sizeof(name) || n == total - LOAD_FIXED))
+			if (nul == NULL && (n == MAX_NAME_SCAN || n == total - LOAD_FIXED))
 				return -EINVAL;	/* too long to be a name, or past its record */
 			if (nul == NULL)
 				break;	/* the name is not all in the buffer yet */

@@ -70,7 +70,8 @@ profil_jit_name_profile(int dirfd, const char *name, char *why, size_t cap)
 	if (n == 0)
 		goto out;
 	w = malloc(sizeof(*w));
-	snprintf(tmp, sizeof(tmp), ".%.*s.jit.tmp", PROFIL_FORMAT_MAX_NAME, name);
+	/* Ours alone: a run killed before its rename leaves no name that stops the next. */
+	snprintf(tmp, sizeof(tmp), ".%.*s.%d.jit.tmp", PROFIL_FORMAT_MAX_NAME, name, (int)getpid());
 	fd = w == NULL ? -ENOMEM : openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
 	if (fd < 0) {

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,8 @@ void
 profil_jit_table_init(struct profil_jit_table *t)
 {
 	memset(t, 0, sizeof(*t));
+	if (getrandom(&t->seed, sizeof(t->seed), GRND_NONBLOCK) != (ssize_t)sizeof(t->seed))
+		t->seed = (uint64_t)(uintptr_t)t ^ 0x2545f4914f6cdd1dull;
 }
 
 void

@@ -170,6 +170,23 @@ take_line(const char *p, const char *end, uint32_t epoch, uint64_t now)
 		}
 	}
 	/*
+	 * Anonymous code joins the live anonymous mapping it overlaps or touches, which grows to
+	 * hold it: a JIT that grows its code space page by page would otherwise fill the table
+	 * and split every stack by epoch, for code that is named by address anyway.
+	 */
+	for (i = 0; path[0] == '[' && i < profil_rec.nmaps; i++) {
+		r = &profil_rec.maps[i];
+		if (!r->live || strncmp(r->m.path, "[anon]", 6) != 0 || r->m.path[6] != '\0' ||
+		    r->m.start > stop || start > r->m.end)
+			continue;
+		if (start < r->m.start)
+			r->m.start = start;
+		if (stop > r->m.end)
+			r->m.end = stop;
+		r->seen = 1;
+		return 0;
+	}
+	/*
 	 * Entries are never reused: samples already counted name them by epoch.  A full table
 	 * leaves later code unattributed ([unmapped] in reports), and says so once.
 	 */

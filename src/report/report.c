@@ -259,8 +259,10 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_l
 		/* vdso, JIT code, anonymous memory: nothing recorded says whose it is. */
 		e = entry_get(r, NULL, 0, 0, group);
 	} else {
-		if (touch(r, fr.module) != 0)
+		/* Modules are met once per file: the list of those touched stays short to make. */
+		if (l->fresh && touch(r, fr.module) != 0)
 			return -ENOMEM;
+		l->fresh = 0;
 		if (loc->known)
 			e = entry_get(r, fr.module, loc->function_start, 1, group);
 		else

@@ -19,6 +19,7 @@ profil_locator_init(struct profil_locator *l, struct profil_symbolizer *sym,
 	l->sym = sym;
 	l->f = f;
 	l->jit = NULL;
+	l->fresh = 0;
 	l->mods = calloc(f->nmaps ? f->nmaps : 1, sizeof(*l->mods));
 	return l->mods != NULL ? 0 : -ENOMEM;
 }
@@ -28,6 +29,13 @@ profil_locator_release(struct profil_locator *l)
 {
 	free(l->mods);
 	l->mods = NULL;
+}
+
+/* Whether a pc in map (NULL: none) may be JIT code, named by the profile's CODE records. */
+static int
+jit_place(const struct profil_file_mapping *map)
+{
+	return map == NULL || map->path[0] == '[' || strncmp(map->path, "/memfd:", 7) == 0;
 }
 
 int
@@ -41,18 +49,19 @@ profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
 	fr->pc = pc;
 	/* A return address of 0 cannot be a call site; keep it from wrapping. */
 	fr->lookup = caller && pc > 0 ? pc - 1 : pc;
-	fr->map = NULL;
 	fr->module = NULL;
 	fr->loc = NULL;
-	if (f->ncodes > 0 && profil_file_code_find(f, fr->lookup) != NULL) {
-		/* JIT code: its name, wherever the JIT put it (anonymous memory, a memfd). */
-		if (l->jit == NULL && (l->jit = profil_symbolizer_code_module(l->sym, f)) == NULL)
-			return -ENOMEM;
-		fr->map = profil_file_mapping_find(f, fr->lookup, epoch);
+	fr->map = profil_file_mapping_find(f, fr->lookup, epoch);
+	if (f->ncodes > 0 && jit_place(fr->map) && profil_file_code_find(f, fr->lookup) != NULL) {
+		if (l->jit == NULL) {
+			l->jit = profil_symbolizer_code_module(l->sym, f);
+			if (l->jit == NULL)
+				return -ENOMEM;
+			l->fresh = 1;
+		}
 		fr->module = l->jit;
 		return profil_module_lookup(l->jit, fr->lookup, &fr->loc);
 	}
-	fr->map = profil_file_mapping_find(f, fr->lookup, epoch);
 	if (fr->map == NULL)
 		return 0;
 	m = (size_t)(fr->map - f->maps);
@@ -61,6 +70,7 @@ profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
 		    fr->map->build_id_len);
 		if (l->mods[m] == NULL)
 			return -ENOMEM;
+		l->fresh = 1;
 	}
 	fr->module = l->mods[m];
 	offset = fr->lookup - fr->map->start + fr->map->offset;

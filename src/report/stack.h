@@ -33,14 +33,16 @@ struct profil_stack_frame {
 /*
  * The one path from a recorded PC to a function, for the flat view, the stack views and every
  * exporter: a locator of one file finds the modules of its mappings once each, and names a PC
- * by the profile's JIT names first, then by the mapping holding it (a file's ELF, or anonymous
- * code), else leaves it unmapped or a marker.
+ * by the mapping holding it: a file's ELF, or, for anonymous memory, no mapping or a memfd
+ * (where JITs put code), the profile's JIT names first; else it is unmapped or a marker.  A
+ * stale perf map (a pid reused) never renames a library's code.
  */
 struct profil_locator {
 	struct profil_symbolizer *sym;
 	const struct profil_file *f;
 	struct profil_module **mods;	/* per mapping of f, found on first use */
 	struct profil_module *jit;	/* f's JIT names, made on first use */
+	int fresh;			/* set when a lookup met a module first: the caller clears */
 };
 
 /* Returns 0 or -ENOMEM. */
