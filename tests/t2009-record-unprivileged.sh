@@ -24,7 +24,10 @@ for clock in outside ring; do
 		rm -rf "$TRASH/u/out" &&
 		as_nobody u/profil record -g --clock $clock -o "$TRASH/u/out" -- u/manythreads 64 \
 			0.03 > out 2> err
-		cat out err && grep "^threads 64$" out && ! test -s err &&
+		cat out err && grep "^threads 64$" out &&
+		# Nothing refused; a few samples lost on full rings is load (the 20 kHz
+		# check below is the one about ring sizes), said, and nothing else.
+		! grep -v "samples lost on full perf ring buffers" err | grep -q . &&
 		"$PROFIL" dump u/out/*.profil > d &&
 		test "$(dump_field d clock)" = $clock &&
 		test "$(dump_field d thread_failures)" = 0 &&
