@@ -6,6 +6,8 @@
 #   none     unprofiled
 #   cpu      profil record -g -F 100 (CPU samples only)
 #   wall     profil record --wall (-F 100: CPU samples, and every waiting thread each tick)
+#   inside   profil record --wall --clock timer: the same from the recorder's thread inside
+#            the program, as where perf events are refused
 # Reported: wall time and the whole tree's CPU (profil's own process included) as ratios to the
 # unprofiled run, profil's own CPU per second of the run (the tree's CPU minus the unprofiled
 # program's), and the samples of waiting threads.
@@ -26,9 +28,11 @@ row() {
 	none) "$W/cputime" "$d/time" "$W/idle" "$1" 3 ;;
 	cpu) "$W/cputime" "$d/time" "$PROFIL" record -g -F 100 -o "$d/out" -- "$W/idle" "$1" 3 ;;
 	wall) "$W/cputime" "$d/time" "$PROFIL" record --wall -o "$d/out" -- "$W/idle" "$1" 3 ;;
+	inside) "$W/cputime" "$d/time" "$PROFIL" record --wall --clock timer -o "$d/out" -- \
+		"$W/idle" "$1" 3 ;;
 	esac > /dev/null 2>&1 || { echo "wall.sh: $1 $2 failed" >&2; return 1; }
 	waits=0
-	[ "$2" = wall ] && waits=$("$PROFIL" export -f folded "$d/out" 2> /dev/null |
+	[ "$2" = wall ] || [ "$2" = inside ] && waits=$("$PROFIL" export -f folded "$d/out" 2> /dev/null |
 		awk '/\[wait:/ { s += $NF } END { print s + 0 }')
 	echo "$1 $2 $(cat "$d/time") $waits"
 }
@@ -36,7 +40,7 @@ row() {
 r=1
 while [ $r -le "$RUNS" ]; do
 	for n in 0 50 200; do
-		for tool in none cpu wall; do
+		for tool in none cpu wall inside; do
 			row $n $tool $r >> raw
 		done
 	done
