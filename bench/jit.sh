@@ -89,20 +89,12 @@ facts() {
 		printf '%s\n' "$(wc -c < "$d/perf.data")" ;;
 	esac
 }
-t3() {
-	for i in 1 2 3; do
-		s=$(date +%s%N)
-		"$@" > /dev/null 2>&1
-		e=$(date +%s%N)
-		echo $(((e - s) / 1000000))
-	done | sort -n | sed -n 2p
-}
 for w in node java; do
 	for tool in profil perf; do
 		d=$TMP/$w.$tool.$RUNS
 		case $tool in
-		profil) ms=$(t3 "$PROFIL" report "$d/out") ;;
-		perf) ms=$(t3 perf report --stdio -i "$d/perf.data") ;;
+		profil) ms=$(bench_ms3 "$PROFIL" report "$d/out") ;;
+		perf) ms=$(bench_ms3 perf report --stdio -i "$d/perf.data") ;;
 		esac
 		facts $w $tool > f.tmp
 		echo "$w $tool $(tail -n 1 f.tmp) $ms $(head -n 1 f.tmp)" >> facts

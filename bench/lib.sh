@@ -28,6 +28,16 @@ bench_helpers() {
 	done
 }
 
+# bench_ms3 COMMAND...: the median of three runs' wall times of COMMAND, in ms (output dropped).
+bench_ms3() {
+	for i in 1 2 3; do
+		s=$(date +%s%N)
+		"$@" > /dev/null 2>&1
+		e=$(date +%s%N)
+		echo $(((e - s) / 1000000))
+	done | sort -n | sed -n 2p
+}
+
 # The median of the numbers in a space-separated list, for awk programs: awk "$MEDIAN ...".
 MEDIAN='
 function median(list,   n, a, i, j, t) {

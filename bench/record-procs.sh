@@ -87,21 +87,13 @@ END {
 # perf's one file of the same workload; medians of 3.
 last=$TMP/loop.profil.$RUNS/out
 nfiles=$(ls "$last" | wc -l)
-t3() {
-	for i in 1 2 3; do
-		s=$(date +%s%N)
-		"$@" > /dev/null 2>&1
-		e=$(date +%s%N)
-		echo $(((e - s) / 1000000))
-	done | sort -n | sed -n 2p
-}
 echo
 echo "Report time on the short-process loop (median of 3):"
 echo
 echo "| report | input | ms |"
 echo "|---|---|---|"
-echo "| profil report | $nfiles files | $(t3 "$PROFIL" report "$last") |"
-echo "| profil report --per-process | $nfiles files | $(t3 "$PROFIL" report --per-process "$last") |"
+echo "| profil report | $nfiles files | $(bench_ms3 "$PROFIL" report "$last") |"
+echo "| profil report --per-process | $nfiles files | $(bench_ms3 "$PROFIL" report --per-process "$last") |"
 case " $TOOLS " in *" perf "*)
-	echo "| perf report --stdio | 1 file | $(t3 perf report --stdio -i "$TMP/loop.perf.$RUNS/perf.data") |"
+	echo "| perf report --stdio | 1 file | $(bench_ms3 perf report --stdio -i "$TMP/loop.perf.$RUNS/perf.data") |"
 esac

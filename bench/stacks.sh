@@ -91,20 +91,12 @@ complete() {
 			{ gsub(/[ \t\n]+/, " "); s[$0] = 1 } END { print length(s) }' ;;
 	esac
 }
-t3() {
-	for i in 1 2 3; do
-		s=$(date +%s%N)
-		"$@" > /dev/null 2>&1
-		e=$(date +%s%N)
-		echo $(((e - s) / 1000000))
-	done | sort -n | sed -n 2p
-}
 for w in python perl gcc; do
 	for tool in profil perf profil-fp perf-fp; do
 		d=$TMP/$w.$tool.$RUNS
 		case $tool in
-		profil*) ms=$(t3 "$PROFIL" report --graph "$d/out") ;;
-		perf*) ms=$(t3 perf report --stdio -i "$d/perf.data") ;;
+		profil*) ms=$(bench_ms3 "$PROFIL" report --graph "$d/out") ;;
+		perf*) ms=$(bench_ms3 perf report --stdio -i "$d/perf.data") ;;
 		esac
 		echo "$w $tool $(complete $w $tool | tr '\n' ' ') $ms" >> facts
 	done

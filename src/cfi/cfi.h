@@ -72,4 +72,16 @@ size_t profil_unwind_waiting(const struct profil_unwind_space *space,
     const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
     uint64_t *pcs, size_t max, enum profil_unwind_end *end);
 
+/*
+ * What /proc/PID/task/TID says of a waiting thread, parsed for both recorders' --wall
+ * (src/cfi/waiting.c), from text each reads its own way:
+ *   profil_wait_runs   schedstat: the times the thread was put on a CPU; 0 or -1
+ *   profil_wait_state  stat: PROFIL_WAIT_* of its state letter, or -1 when it runs or ended
+ *   profil_wait_syscall syscall: the call it waits in (nr, -1 for a page fault) with its sp
+ *                      and pc; 0, or -1 when it runs again or the text is not that
+ */
+int profil_wait_runs(const char *schedstat, uint64_t *runs);
+int profil_wait_state(const char *stat);
+int profil_wait_syscall(const char *text, long *nr, uint64_t *sp, uint64_t *pc);
+
 #endif /* PROFIL_CFI_H */

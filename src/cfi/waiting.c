@@ -1,12 +1,74 @@
 /*
- * waiting.c - the walk of a waiting thread's stack, from the registers /proc gives (sp and
- * pc, without the frame pointer), by the unwind tables.  Shared by the outside recorder
+ * waiting.c - a waiting thread as /proc shows it (its run count, state and system call), and
+ * the walk of its stack from the registers /proc gives (sp and pc, without the frame pointer),
+ * by the unwind tables.  Shared by the outside recorder
  * (src/outside/wall.c) and the in-process one's recorder thread (src/record/wall.c), neither
  * in signal context.  Allocation-free.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cfi.h"
+#include "../format/format.h"
+
+int
+profil_wait_runs(const char *schedstat, uint64_t *runs)
+{
+	unsigned long long a, b, c;
+
+	if (sscanf(schedstat, "%llu %llu %llu", &a, &b, &c) != 3)
+		return -1;
+	*runs = c;
+	return 0;
+}
+
+/* The state letter comes after the name, which may hold spaces and parentheses. */
+int
+profil_wait_state(const char *stat)
+{
+	const char *p = strrchr(stat, ')');
+
+	if (p == NULL || p[1] != ' ')
+		return -1;
+	switch (p[2]) {
+	case 'S':
+		return PROFIL_WAIT_SLEEPING;
+	case 'D':
+		return PROFIL_WAIT_DISK;
+	case 'T':
+	case 't':
+		return PROFIL_WAIT_STOPPED;
+	case 'R':
+	case 'Z':
+	case 'X':
+	case 'x':
+		return -1;	/* on a CPU (a CPU sample), or ended */
+	default:
+		return PROFIL_WAIT_OTHER;
+	}
+}
+
+int
+profil_wait_syscall(const char *text, long *nr, uint64_t *sp, uint64_t *pc)
+{
+	unsigned long long a[6], usp, upc;
+
+	if (strncmp(text, "running", 7) == 0)
+		return -1;
+	if (sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", nr, &a[0], &a[1], &a[2],
+	    &a[3], &a[4], &a[5], &usp, &upc) == 9) {
+		*sp = usp;
+		*pc = upc;
+		return 0;
+	}
+	/* Blocked outside a system call (a page fault): "-1 sp pc". */
+	if (sscanf(text, "%ld %llx %llx", nr, &usp, &upc) == 3 && *nr == -1) {
+		*sp = usp;
+		*pc = upc;
+		return 0;
+	}
+	return -1;
+}
 
 static int
 in_code(const struct profil_unwind_space *space, uint64_t pc)

@@ -26,7 +26,6 @@ static int
 thread_runs(pid_t pid, struct profil_outside_thread *t, uint64_t *runs)
 {
 	char path[64], buf[128];
-	unsigned long long a, b, c;
 	ssize_t n;
 
 	if (t->wall_fd < 0) {
@@ -43,38 +42,19 @@ thread_runs(pid_t pid, struct profil_outside_thread *t, uint64_t *runs)
 		return -1;
 	}
 	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu %llu", &a, &b, &c) != 3)
-		return -1;
-	*runs = c;
-	return 0;
+	return profil_wait_runs(buf, runs);
 }
 
-/* The state letter of stat, after the name (which may hold spaces and parentheses). */
+/* The thread's state, PROFIL_WAIT_*, or -1 when it runs or ended. */
 static int
 thread_state(pid_t pid, uint32_t tid)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[512];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)pid, tid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0 ||
-	    (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	switch (p[2]) {
-	case 'S':
-		return PROFIL_WAIT_SLEEPING;
-	case 'D':
-		return PROFIL_WAIT_DISK;
-	case 'T':
-	case 't':
-		return PROFIL_WAIT_STOPPED;
-	case 'R':
-	case 'Z':
-	case 'X':
-	case 'x':
-		return -1;	/* on a CPU (a CPU sample), or ended */
-	default:
-		return PROFIL_WAIT_OTHER;
-	}
+	return profil_wait_state(buf);
 }
 
 /*
@@ -85,26 +65,11 @@ static int
 thread_syscall(pid_t pid, uint32_t tid, long *nr, uint64_t *sp, uint64_t *pc)
 {
 	char path[64], buf[256];
-	unsigned long long a[6], usp, upc;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%u/syscall", (int)pid, tid);
 	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0)
 		return errno == EACCES || errno == EPERM ? -EACCES : -EAGAIN;
-	if (strncmp(buf, "running", 7) == 0)
-		return -EAGAIN;
-	if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", nr, &a[0], &a[1], &a[2],
-	    &a[3], &a[4], &a[5], &usp, &upc) == 9) {
-		*sp = usp;
-		*pc = upc;
-		return 0;
-	}
-	/* Blocked outside a system call (a page fault): "-1 sp pc". */
-	if (sscanf(buf, "%ld %llx %llx", nr, &usp, &upc) == 3 && *nr == -1) {
-		*sp = usp;
-		*pc = upc;
-		return 0;
-	}
-	return -EAGAIN;
+	return profil_wait_syscall(buf, nr, sp, pc) == 0 ? 0 : -EAGAIN;
 }
 
 /* The waiting stack of a thread, wait frame first, into t->wall_pcs; 0 or -1. */

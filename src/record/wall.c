@@ -113,7 +113,6 @@ static int
 thread_runs(struct waiter *w, uint64_t *runs)
 {
 	char path[64], buf[128];
-	unsigned long long a, b, c;
 	ssize_t n;
 
 	if (w->fd < 0 && kept < max_kept) {
@@ -135,37 +134,16 @@ thread_runs(struct waiter *w, uint64_t *runs)
 	} else if (read_text(w->tid, "schedstat", buf, sizeof(buf)) <= 0) {
 		return -1;
 	}
-	if (sscanf(buf, "%llu %llu %llu", &a, &b, &c) != 3)
-		return -1;
-	*runs = c;
-	return 0;
+	return profil_wait_runs(buf, runs);
 }
 
-/* The state letter of stat, after the name (which may hold spaces and parentheses). */
+/* The thread's state, PROFIL_WAIT_*, or -1 when it runs or ended. */
 static int
 thread_state(uint32_t tid)
 {
-	char buf[512], *p;
+	char buf[512];
 
-	if (read_text(tid, "stat", buf, sizeof(buf)) <= 0 || (p = strrchr(buf, ')')) == NULL ||
-	    p[1] != ' ')
-		return -1;
-	switch (p[2]) {
-	case 'S':
-		return PROFIL_WAIT_SLEEPING;
-	case 'D':
-		return PROFIL_WAIT_DISK;
-	case 'T':
-	case 't':
-		return PROFIL_WAIT_STOPPED;
-	case 'R':
-	case 'Z':
-	case 'X':
-	case 'x':
-		return -1;	/* on a CPU (a CPU sample), or ended */
-	default:
-		return PROFIL_WAIT_OTHER;
-	}
+	return read_text(tid, "stat", buf, sizeof(buf)) <= 0 ? -1 : profil_wait_state(buf);
 }
 
 /* The system call the thread waits in, and its sp and pc; -1 when it runs again. */
@@ -173,23 +151,10 @@ static int
 thread_syscall(uint32_t tid, long *nr, uint64_t *sp, uint64_t *pc)
 {
 	char buf[256];
-	unsigned long long a[6], usp, upc;
 
-	if (read_text(tid, "syscall", buf, sizeof(buf)) <= 0 || strncmp(buf, "running", 7) == 0)
+	if (read_text(tid, "syscall", buf, sizeof(buf)) <= 0)
 		return -1;
-	if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", nr, &a[0], &a[1], &a[2],
-	    &a[3], &a[4], &a[5], &usp, &upc) == 9) {
-		*sp = usp;
-		*pc = upc;
-		return 0;
-	}
-	/* Blocked outside a system call (a page fault): "-1 sp pc". */
-	if (sscanf(buf, "%ld %llx %llx", nr, &usp, &upc) == 3 && *nr == -1) {
-		*sp = usp;
-		*pc = upc;
-		return 0;
-	}
-	return -1;
+	return profil_wait_syscall(buf, nr, sp, pc);
 }
 
 /*
