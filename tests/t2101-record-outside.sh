@@ -109,7 +109,7 @@ test_expect_success 'threads and processes made by raw clone(2): each a third' '
 # perf, recording the same run inside profil, shows.
 test_expect_success 'the dynamic loader'"'"'s start-up is sampled, as perf sees it' '
 	"$PROFIL" record -o ld -- perf record -q -e cpu-clock:u -c 1000000 -o ld.data -- \
-		sh -c "for i in \$(seq 600); do sha256sum /dev/null; done" > /dev/null 2> ld.err &&
+		sh -c "for i in \$(seq 1500); do sha256sum /dev/null; done" > /dev/null 2> ld.err &&
 	rm -f ld/perf.*.profil && "$PROFIL" report --tsv ld > ld.tsv &&
 	ours=$(awk -F "\t" "NR > 1 { n += \$6; if (\$8 ~ /^ld-linux/) l += \$6 }
 		END { print l + 0, n + 0 }" ld.tsv) &&
