@@ -21,10 +21,11 @@ SAMPLE_OBJ := $(filter $(B)/src/sample/%,$(LIB_OBJ))
 LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks -Iinclude
 
 # The preloaded recorder (src/record): the engine, the signal-context code and the format
-# writer, linked against libc alone.  It has no API; it exports only what it interposes.
+# writer, linked against libc alone (so not the zlib inflater of src/cfi).  It has no API; it
+# exports only what it interposes.
 REC_SO  := $(B)/libprofil-record.so
-REC_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard src/record/*.c src/sample/*.c src/engine/*.c \
-	src/cfi/*.c) src/format/writer.c src/format/crc32.c)
+REC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/cfi/zlib.c,$(wildcard src/record/*.c \
+	src/sample/*.c src/engine/*.c src/cfi/*.c)) src/format/writer.c src/format/crc32.c)
 
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
@@ -165,7 +166,7 @@ $(B)/bench/%.plain: bench/progs/%.c
 # dlopen, recorded through libprofil-record.so.
 RECORD_TEST_SRC := $(wildcard tests/record/*.c)
 RECORD_TEST_BIN := $(RECORD_TEST_SRC:tests/record/%.c=$(B)/tests/record/%) \
-	$(B)/tests/record/cfithrow
+	$(B)/tests/record/cfithrow $(B)/tests/record/cfistack-df $(B)/tests/record/cfistack-zdf
 RECORD_TEST_LIB := $(B)/tests/record/libsplit.so $(B)/tests/record/libsplitplugin.so
 
 $(B)/tests/record/lib%.so: tests/record/lib/%.c tests/record/burn.h
@@ -181,6 +182,16 @@ $(B)/tests/record/libcfi.so: tests/record/lib/cfi.c
 $(B)/tests/record/cfistack: tests/record/cfistack.c $(B)/tests/record/libcfi.so
 	$(CC) $(BASE) $(NOFP) -o $@ $< -L$(B)/tests/record -Wl,-rpath,$(abspath $(B))/tests/record \
 		-Wl,-z,lazy -lcfi
+
+# Its rules in .debug_frame alone (the C runtime's objects bring an .eh_frame beside it), plain
+# and compressed with zlib as Go links every program.
+DEBUG_FRAME := -g -fno-asynchronous-unwind-tables
+$(B)/tests/record/cfistack-df: tests/record/cfistack.c $(B)/tests/record/libcfi.so
+	$(CC) $(BASE) $(NOFP) $(DEBUG_FRAME) -o $@ $< -L$(B)/tests/record \
+		-Wl,-rpath,$(abspath $(B))/tests/record -Wl,-z,lazy -lcfi
+$(B)/tests/record/cfistack-zdf: tests/record/cfistack.c $(B)/tests/record/libcfi.so
+	$(CC) $(BASE) $(NOFP) $(DEBUG_FRAME) -Wl,--compress-debug-sections=zlib -o $@ $< \
+		-L$(B)/tests/record -Wl,-rpath,$(abspath $(B))/tests/record -Wl,-z,lazy -lcfi
 
 $(B)/tests/record/cfithrow: tests/record/cfithrow.cc
 	$(CXX) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
@@ -240,7 +251,7 @@ FUZZ_CFI := $(wildcard src/cfi/*.c) src/sample/walk.c
 $(B)/tests/fuzz/cfi: tests/fuzz/cfi.c $(FUZZ_CFI) src/cfi/cfi.h src/sample/unwind.h \
 		src/format/format.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/cfi.c $(FUZZ_CFI)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/cfi.c $(FUZZ_CFI) -lz
 
 # The parsers of JIT names: perf maps and jitdump files, fed in pieces as they grow.
 FUZZ_JIT := $(wildcard src/jit/*.c) src/format/writer.c $(FUZZ_FORMAT)

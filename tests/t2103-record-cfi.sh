@@ -108,6 +108,51 @@ for clock in outside timer ring; do
 	'
 done
 
+# Rules in .debug_frame: the C runtime's .eh_frame covers _start alone and .debug_frame the
+# rest, as in a Go program linked with C; the table takes both.  Compressed with zlib, as Go
+# links every program: the profil command inflates it (the in-process recorder, which links
+# libc alone, does not).
+for clock in outside timer ring; do
+	test_expect_success "--clock $clock: rules in .debug_frame beside .eh_frame: every stack reaches main" '
+		"$PROFIL" record -g --clock $clock -o df$clock -- "$R/cfistack-df" split 0.5 > /dev/null &&
+		folded df$clock > df.txt && all=$(count df.txt .) && leaf=$(count df.txt ";leaf ") &&
+		good=$(count df.txt "^_start;__libc_start_main;__libc_start_call_main;main;split;.*;leaf ") &&
+		rooted=$(count df.txt "^_start;") &&
+		echo "$good of $leaf leaf stacks reach main; $rooted of $all reach _start" &&
+		{ grep -v "^_start;" df.txt | head -n 3; true; } &&
+		test "$leaf" -gt 0 && test "$good" -eq "$leaf" && test "$rooted" -eq "$all"
+	'
+done
+
+test_expect_success 'rules in a compressed .debug_frame (zlib): every stack reaches main' '
+	readelf -SW "$R/cfistack-zdf" | grep "\.debug_frame.* C " &&
+	"$PROFIL" record -g -o zdf -- "$R/cfistack-zdf" split 0.5 > /dev/null &&
+	folded zdf > zdf.txt && all=$(count zdf.txt .) && leaf=$(count zdf.txt ";leaf ") &&
+	good=$(count zdf.txt "^_start;__libc_start_main;__libc_start_call_main;main;split;.*;leaf ") &&
+	rooted=$(count zdf.txt "^_start;") &&
+	echo "$good of $leaf leaf stacks reach main; $rooted of $all reach _start" &&
+	{ grep -v "^_start;" zdf.txt | head -n 3; true; } &&
+	test "$leaf" -gt 0 && test "$good" -eq "$leaf" && test "$rooted" -eq "$all"
+'
+
+# Go (tests/record/gostack.go): static, its rules only in a compressed .debug_frame, and
+# assembly that uses rbp as data.
+if command -v go > /dev/null; then
+	test_expect_success 'a Go program: stacks through its assembly reach main.main' '
+		test -n "${HOME:-}" || export GOCACHE="$TRASH/gocache"
+		CGO_ENABLED=0 go build -o gostack "$TEST_DIR/record/gostack.go" &&
+		"$PROFIL" record -g -o gos -- ./gostack 2 > /dev/null && folded gos > gos.txt &&
+		awk "{ s = \$0; sub(/ [0-9]+\$/, \"\", s); n = split(s, f, \";\")
+			if (f[n] !~ /^(crypto\\/sha256|sort)\\./) next
+			all += \$NF; if (f[n] ~ /^crypto\\/sha256\\.block/) asm += \$NF
+			if (s ~ /^runtime\\.goexit\\.abi0;runtime\\.main;main\\.main;main\\.(hash|sort)Loop;/)
+				good += \$NF }
+			END { printf \"%d of %d samples of the work reach main.main, %d in assembly\\n\",
+				good, all, asm
+			exit !(all >= 100 && asm > 0 && 100 * (all - good) <= all) }" gos.txt
+	'
+fi
+
 for clock in outside timer ring; do
 	test_expect_success "--clock $clock: --call-graph fp keeps the frame-pointer walk: one-frame stacks here" '
 		"$PROFIL" record --call-graph fp --clock $clock -o fp$clock -- "$R/cfistack" split 0.3 \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t2104-cfi-fuzz: the unwind tables built from call frame information (src/cfi) and the walk
 # over them (src/sample/walk.c) under libFuzzer with ASan and UBSan (tests/fuzz/cfi.c): seeds
-# are the .eh_frame and .debug_frame of the test programs and a whole small library.  No
+# are the .eh_frame and .debug_frame of the test programs, a whole small library, and whole
+# programs whose .debug_frame joins their .eh_frame, one compressed.  No
 # crash, leak, out-of-bounds read or undefined behaviour; every table sorted; every walk
 # within its depth and its memory.
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +20,9 @@ objcopy -O binary --only-section=.eh_frame "$B/tests/record/cfithrow" eh2.bin &&
 objcopy -O binary --only-section=.debug_frame "$B/tests/record/libcfi.so" df.bin 2>/dev/null &&
 	test -s df.bin && seed libcfi-debug 1 df.bin
 seed libcfi-elf 2 "$B/tests/record/libcfi.so"
+# Rules in .debug_frame beside the C runtime's .eh_frame, plain and compressed (zlib).
+seed cfistack-df-elf 2 "$B/tests/record/cfistack-df"
+seed cfistack-zdf-elf 2 "$B/tests/record/cfistack-zdf"
 
 test_expect_success 'the seeds run clean' '
 	ls corpus && "$B/tests/fuzz/cfi" corpus/* > seeds.log 2>&1 || { tail -n 30 seeds.log; false; }

@@ -63,7 +63,7 @@ add_object(struct dl_phdr_info *info, size_t size, void *unused)
 		fd = open(name, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return 0;
-		err = profil_cfi_object_load(o, fd);
+		err = profil_cfi_object_load(o, fd, NULL);
 		close(fd);
 	}
 	if (err < 0)

@@ -3,8 +3,9 @@
  * information: .eh_frame (found through .eh_frame_hdr when the section headers are gone),
  * else an uncompressed .debug_frame.  Built once per object, outside signal context (the
  * outside recorder, and the in-process recorder's own thread), from a file descriptor or an
- * image in memory (the vDSO).  Links against libc alone.  Hostile input ends in -errno, in
- * time and memory bounded by the size of the sections read.
+ * image in memory (the vDSO).  Links against libc alone: a compressed section is read only
+ * through an inflater its caller gives (the profil command's, zlib).  Hostile input ends in
+ * -errno, in time and memory bounded by the size of the sections read.
  */
 #ifndef PROFIL_CFI_H
 #define PROFIL_CFI_H
@@ -29,12 +30,26 @@ struct profil_cfi_object {
 	size_t build_id_len;
 };
 
-/* Reads the ELF file fd (its offset is not used).  Returns 0 or -errno (-ENOEXEC: not an
- * x86-64 ELF object; -EFBIG: sections beyond the limit). */
-int profil_cfi_object_load(struct profil_cfi_object *o, int fd);
+/*
+ * Inflates the zlib stream src[0..len) into exactly out[0..size): 0, or -errno (-EINVAL: a
+ * stream that is not that).  Compressed sections (SHF_COMPRESSED, ELFCOMPRESS_ZLIB: every
+ * Go binary's .debug_frame) are read through one; without, they are left out.
+ */
+typedef int profil_cfi_inflate_fn(const uint8_t *src, size_t len, uint8_t *out, size_t size);
+
+/* zlib's (src/cfi/zlib.c): in the profil command, never in the in-process recorder. */
+profil_cfi_inflate_fn profil_cfi_inflate_zlib;
+
+/*
+ * Reads the ELF file fd (its offset is not used).  The table holds the rows of .eh_frame and,
+ * for code it does not cover, of .debug_frame (a Go program linked with C has both).  Returns
+ * 0 or -errno (-ENOEXEC: not an x86-64 ELF object; -EFBIG: sections beyond the limit).
+ */
+int profil_cfi_object_load(struct profil_cfi_object *o, int fd, profil_cfi_inflate_fn *inflate);
 
 /* The same from an ELF image in memory laid out as its file (the vDSO). */
-int profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image, size_t len);
+int profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image, size_t len,
+    profil_cfi_inflate_fn *inflate);
 
 /*
  * The vDSO of this process, from the image the kernel maps (getauxval(AT_SYSINFO_EHDR)): the
@@ -59,6 +74,13 @@ int profil_cfi_object_bias(const struct profil_cfi_object *o, uint64_t start, ui
  * 0 or -errno (-ENOMEM; -E2BIG beyond the row limit).  For the fuzzers and the loaders.
  */
 int profil_cfi_rows(const uint8_t *sec, size_t len, uint64_t vaddr, int eh,
+    struct profil_unwind_table *out);
+
+/*
+ * profil_cfi_merge - the rows of a, and of b for the code where a has none (PROFIL_CFA_NONE):
+ * one table out, owning its rows.  0 or -ENOMEM.
+ */
+int profil_cfi_merge(const struct profil_unwind_table *a, const struct profil_unwind_table *b,
     struct profil_unwind_table *out);
 
 /*

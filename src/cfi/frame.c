@@ -762,6 +762,52 @@ finish(struct rows *r, struct profil_unwind_table *out)
 }
 
 int
+profil_cfi_merge(const struct profil_unwind_table *a, const struct profil_unwind_table *b,
+    struct profil_unwind_table *out)
+{
+	static const struct profil_unwind_row none;
+	struct profil_unwind_row *v;
+	uint64_t base = a->base < b->base ? a->base : b->base;
+	size_t i = 0, j = 0, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	v = malloc((a->nrows + b->nrows + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	/* At each address where either table changes, a's rule, or b's where a has none. */
+	while (i < a->nrows || j < b->nrows) {
+		uint64_t xa = i < a->nrows ? a->base + a->rows[i].addr : UINT64_MAX;
+		uint64_t xb = j < b->nrows ? b->base + b->rows[j].addr : UINT64_MAX;
+		uint64_t x = xa < xb ? xa : xb;
+		const struct profil_unwind_row *r = profil_unwind_row_find(a, x);
+
+		i += xa == x;
+		j += xb == x;
+		if (r == NULL || r->cfa == PROFIL_CFA_NONE)
+			r = profil_unwind_row_find(b, x);
+		if (r == NULL)
+			r = &none;
+		if (x - base > UINT32_MAX) {
+			/* Code beyond 4 GiB of the first: no rules, as finish() leaves it. */
+			if (n > 0 && v[n - 1].cfa != PROFIL_CFA_NONE && v[n - 1].addr < UINT32_MAX) {
+				v[n] = none;
+				v[n++].addr = UINT32_MAX;
+			}
+			break;
+		}
+		if (n > 0 && row_same(&v[n - 1], r))
+			continue;
+		v[n] = *r;
+		v[n].addr = (uint32_t)(x - base);
+		n++;
+	}
+	out->base = base;
+	out->rows = v;
+	out->nrows = n;
+	return 0;
+}
+
+int
 profil_cfi_rows(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
     struct profil_unwind_table *out)
 {

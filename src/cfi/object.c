@@ -21,6 +21,7 @@ struct source {
 	int fd;
 	const uint8_t *mem;
 	uint64_t size;
+	profil_cfi_inflate_fn *inflate;
 };
 
 static int
@@ -132,6 +133,84 @@ section_rows(struct profil_cfi_object *o, const struct source *src, uint64_t off
 }
 
 /*
+ * The bytes of a compressed section (an Elf64_Chdr, then a zlib stream), inflated by the
+ * caller's inflater.  -ENOTSUP: no inflater, or another compression.  What the header claims
+ * is bounded by the section's size times zlib's largest ratio (1032), so a bomb costs no more
+ * than a real section of that size.
+ */
+static int
+section_inflate(const struct source *src, const Elf64_Shdr *sh, uint8_t **out, uint64_t *len)
+{
+	Elf64_Chdr ch;
+	uint8_t *z, *p;
+	uint64_t zlen;
+	int err;
+
+	if (src->inflate == NULL)
+		return -ENOTSUP;
+	if (sh->sh_size < sizeof(ch))
+		return -ENOEXEC;
+	err = source_read(src, sh->sh_offset, &ch, sizeof(ch));
+	if (err < 0)
+		return err;
+	if (ch.ch_type != ELFCOMPRESS_ZLIB)
+		return -ENOTSUP;
+	zlen = sh->sh_size - sizeof(ch);
+	if (ch.ch_size > MAX_SECTION || ch.ch_size / 1032 > zlen)
+		return -EFBIG;
+	err = source_copy(src, sh->sh_offset + sizeof(ch), zlen, &z);
+	if (err < 0)
+		return err;
+	p = malloc(ch.ch_size ? (size_t)ch.ch_size : 1);
+	err = p == NULL ? -ENOMEM : src->inflate(z, (size_t)zlen, p, (size_t)ch.ch_size);
+	free(z);
+	if (err < 0) {
+		free(p);
+		return err;
+	}
+	*out = p;
+	*len = ch.ch_size;
+	return 0;
+}
+
+/*
+ * .debug_frame's rows where .eh_frame's have none.  A section that cannot be read leaves the
+ * table as it was: .eh_frame's rules stand on their own.
+ */
+static int
+debug_rows(struct profil_cfi_object *o, const struct source *src, const Elf64_Shdr *sh)
+{
+	struct profil_unwind_table d, m;
+	uint8_t *data;
+	uint64_t len = sh->sh_size;
+	int err;
+
+	if (sh->sh_flags & SHF_COMPRESSED)
+		err = section_inflate(src, sh, &data, &len);
+	else
+		err = source_copy(src, sh->sh_offset, len, &data);
+	if (err < 0)
+		return err == -ENOMEM ? err : 0;
+	err = profil_cfi_rows(data, (size_t)len, 0, 0, &d);
+	free(data);
+	if (err < 0)
+		return err == -ENOMEM ? err : 0;
+	if (d.nrows == 0)
+		return 0;
+	if (o->table.nrows == 0) {
+		o->table = d;
+		return 0;
+	}
+	err = profil_cfi_merge(&o->table, &d, &m);
+	free((void *)d.rows);
+	if (err < 0)
+		return err;
+	free((void *)o->table.rows);
+	o->table = m;
+	return 0;
+}
+
+/*
  * Without section headers: .eh_frame_hdr (PT_GNU_EH_FRAME) gives the address of .eh_frame,
  * which then runs to its terminator, within its segment.
  */
@@ -218,8 +297,7 @@ load(struct profil_cfi_object *o, const struct source *src)
 					continue;
 				if (strcmp(name, ".eh_frame") == 0)
 					eh_frame = &sh[i];
-				else if (strcmp(name, ".debug_frame") == 0 &&
-				    !(sh[i].sh_flags & SHF_COMPRESSED))
+				else if (strcmp(name, ".debug_frame") == 0)
 					debug_frame = &sh[i];
 			}
 		}
@@ -230,8 +308,8 @@ load(struct profil_cfi_object *o, const struct source *src)
 		    eh_frame->sh_addr, 1);
 	else if (ehdr_seg != NULL)
 		err = rows_from_hdr(o, src, ehdr_seg);
-	if (err == 0 && o->table.nrows == 0 && debug_frame != NULL)
-		err = section_rows(o, src, debug_frame->sh_offset, debug_frame->sh_size, 0, 0);
+	if (err == 0 && debug_frame != NULL)
+		err = debug_rows(o, src, debug_frame);
 out:
 	free(names);
 	free(sh);
@@ -242,10 +320,10 @@ out:
 }
 
 int
-profil_cfi_object_load(struct profil_cfi_object *o, int fd)
+profil_cfi_object_load(struct profil_cfi_object *o, int fd, profil_cfi_inflate_fn *inflate)
 {
 	struct stat st;
-	struct source src = { fd, NULL, 0 };
+	struct source src = { fd, NULL, 0, inflate };
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -256,9 +334,10 @@ profil_cfi_object_load(struct profil_cfi_object *o, int fd)
 }
 
 int
-profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image, size_t len)
+profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image, size_t len,
+    profil_cfi_inflate_fn *inflate)
 {
-	struct source src = { -1, image, len };
+	struct source src = { -1, image, len, inflate };
 
 	return load(o, &src);
 }
@@ -276,7 +355,7 @@ profil_cfi_object_load_vdso(struct profil_cfi_object *o)
 	len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
 	if (len < sizeof(*eh) || len > (64u << 10))
 		return -ENOEXEC;
-	return profil_cfi_object_load_image(o, img, len);
+	return profil_cfi_object_load_image(o, img, len, NULL);
 }
 
 void

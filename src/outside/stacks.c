@@ -66,7 +66,7 @@ object_of(struct profil_outside *s, pid_t pid, const struct profil_file_mapping 
 			fd = profil_file_open_regular(m->path, NULL);
 		if (fd < 0)
 			return row;
-		err = profil_cfi_object_load(&o->cfi, fd);
+		err = profil_cfi_object_load(&o->cfi, fd, profil_cfi_inflate_zlib);
 		close(fd);
 	}
 	if (err < 0)

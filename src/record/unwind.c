@@ -192,7 +192,7 @@ object_load(struct object *o)
 	if (is_vdso(o->path)) {
 		err = profil_cfi_object_load_vdso(&o->cfi);
 	} else if (o->img != NULL) {
-		err = profil_cfi_object_load_image(&o->cfi, o->img, o->img_len);
+		err = profil_cfi_object_load_image(&o->cfi, o->img, o->img_len, NULL);
 		munmap(o->img, o->img_len);
 		o->img = NULL;
 	}

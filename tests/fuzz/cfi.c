@@ -54,7 +54,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mode == 2) {
 		uint64_t bias;
 
-		if (profil_cfi_object_load_image(&o, data, size) != 0)
+		if (profil_cfi_object_load_image(&o, data, size, profil_cfi_inflate_zlib) != 0)
 			return 0;
 		(void)profil_cfi_object_bias(&o, 0x1000, 0, &bias);
 		t = o.table;

@@ -213,5 +213,38 @@ main(void)
 		    "code of an unreadable object is a cut, never a frame-pointer guess");
 		free((void *)t.rows);
 	}
+
+	/* .eh_frame's rows, and .debug_frame's where .eh_frame has none (a Go program with C). */
+	{
+		static const struct profil_unwind_row ra[] = {
+			{ 0x0, 8, 0, PROFIL_CFA_SP, 0 }, { 0x10, 0, 0, PROFIL_CFA_NONE, 0 },
+			{ 0x40, 24, 0, PROFIL_CFA_SP, 0 }, { 0x50, 0, 0, PROFIL_CFA_NONE, 0 },
+		};
+		static const struct profil_unwind_row rb[] = {
+			{ 0x0, 16, 0, PROFIL_CFA_SP, 0 }, { 0x18, 32, 0, PROFIL_CFA_SP, 0 },
+			{ 0x60, 0, 0, PROFIL_CFA_NONE, 0 },
+		};
+		/* a at 0x1000, b at 0x1008: b's rule at 0x1018 is 32, hidden by a's from 0x1040. */
+		static const struct { uint64_t a; uint8_t cfa; int32_t off; } want[] = {
+			{ 0x1000, PROFIL_CFA_SP, 8 }, { 0x1010, PROFIL_CFA_SP, 16 },
+			{ 0x1020, PROFIL_CFA_SP, 32 }, { 0x1040, PROFIL_CFA_SP, 24 },
+			{ 0x1050, PROFIL_CFA_SP, 32 }, { 0x1068, PROFIL_CFA_NONE, 0 },
+		};
+		const struct profil_unwind_table a = { 0x1000, ra, 4 }, b = { 0x1008, rb, 3 };
+		size_t bad = 0;
+
+		tap_check(profil_cfi_merge(&a, &b, &t) == 0 && t.base == 0x1000,
+		    "two tables merge");
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			r = profil_unwind_row_find(&t, want[i].a);
+			if (r == NULL || r->cfa != want[i].cfa || r->cfa_off != want[i].off)
+				bad++;
+		}
+		tap_check(bad == 0 && t.nrows == 6,
+		    "the first table's rules, the second's where it has none (%zu rows)", t.nrows);
+		r = profil_unwind_row_find(&t, 0x0fff);
+		tap_check(r == NULL, "nothing before either table");
+		free((void *)t.rows);
+	}
 	return tap_done();
 }
