@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/stacks.sh - call stacks of programs built without frame pointers (Debian's python3,
-# perl and gcc), recorded by profil -g (stacks walked at record time by unwind tables
-# from the kernel's stack copies) and by perf record --call-graph dwarf (the copies stored,
-# walked by perf report), with the frame-pointer modes of both beside them.  Rows, interleaved,
+# perl and gcc) and of a Go program (its rules in a compressed .debug_frame), recorded by
+# profil -g (stacks walked at record time by unwind tables from the kernel's stack copies) and
+# by perf record --call-graph dwarf (the copies stored, walked by perf report), with the
+# frame-pointer modes of both beside them.  Rows, interleaved,
 # BENCH_RUNS runs each (default 3), medians, all at 1 kHz:
 #   none        unprofiled
 #   profil      profil record -g (cfi, 16 KiB copies)
@@ -11,11 +12,13 @@
 #   perf-fp     perf record -g (frame pointers)
 # Reported: wall and CPU (the whole process tree, the profiler's own process included) as
 # ratios to the unprofiled run; the share of samples whose stack reaches the program's entry
-# (Py_RunMain, perl_run, and __libc_start_call_main for gcc's stripped programs); the
+# (Py_RunMain, perl_run, __libc_start_call_main for gcc's stripped programs, main.main); the
 # output's size per sample and per distinct stack; and the time to a call-graph report: `profil report --graph` against `perf report --stdio` (which
-# walks the copies then).
+# walks the copies then).  BENCH_WORKLOADS picks some (default: "python perl gcc go", go
+# where golang-go is installed).
 . "$(dirname "$0")/lib.sh"
 RUNS=${BENCH_RUNS:-3}
+WORKLOADS=${BENCH_WORKLOADS:-python perl gcc go}
 bench_scratch stacks
 bench_helpers cputime:record-cputime
 if ! perf record -q --call-graph dwarf -o probe.data -- true > /dev/null 2>&1; then
@@ -35,6 +38,16 @@ for my $i (1..4000000) { my $k = $i % 1000; $h{$k} .= "x"; $h{$k} = "" if length
 	$s += length(join ",", 1..5) }
 print $s > 0 ? "" : "no\n";
 EOF
+# Go (tests/record/gostack.go): sha256's assembly uses rbp as data, so only the rules walk
+# out of it.
+case " $WORKLOADS " in
+*" go "*)
+	if command -v go > /dev/null && (test -n "${HOME:-}" || export GOCACHE="$TMP/gocache"
+	    CGO_ENABLED=0 go build -o w.gobin "$ROOT/tests/record/gostack.go"); then :; else
+		echo "stacks.sh: no Go here, its rows left out" >&2
+		WORKLOADS=$(echo " $WORKLOADS " | sed 's/ go / /')
+	fi ;;
+esac
 GCC_FILES="$ROOT/src/report/symbols.c $ROOT/src/report/report.c $ROOT/src/export/pprof.c"
 mkdir gcc && cd gcc || exit 1	# where gcc leaves its objects
 
@@ -44,6 +57,7 @@ workload() {
 	python) echo "Py_RunMain /usr/bin/python3 $TMP/w.py" ;;
 	perl) echo "perl_run /usr/bin/perl $TMP/w.pl" ;;
 	gcc) echo "__libc_start_call_main $CC -O2 -c -I$ROOT/src -I$ROOT/include -D_GNU_SOURCE $GCC_FILES" ;;
+	go) echo "main.main $TMP/w.gobin 5" ;;
 	esac
 }
 
@@ -68,7 +82,7 @@ row() {
 TOOLS="none profil perf profil-fp perf-fp"
 r=1
 while [ $r -le "$RUNS" ]; do
-	for w in python perl gcc; do
+	for w in $WORKLOADS; do
 		for tool in $TOOLS; do
 			row $w $tool $r >> raw
 		done
@@ -91,7 +105,7 @@ complete() {
 			{ gsub(/[ \t\n]+/, " "); s[$0] = 1 } END { print length(s) }' ;;
 	esac
 }
-for w in python perl gcc; do
+for w in $WORKLOADS; do
 	for tool in profil perf profil-fp perf-fp; do
 		d=$TMP/$w.$tool.$RUNS
 		case $tool in
