@@ -36,8 +36,10 @@ struct profil_report;
  */
 int profil_cmd_load(struct profil_report *r, int npaths, char **paths);
 
-/* Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF)
- * or has no debug information. */
-void profil_cmd_warn_modules(const struct profil_report *r);
+/*
+ * Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF)
+ * and, each or all in one line, of those without debug information.
+ */
+void profil_cmd_warn_modules(const struct profil_report *r, int each);
 
 #endif /* PROFIL_CMD_H */

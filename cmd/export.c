@@ -202,7 +202,7 @@ profil_cmd_export(int argc, char **argv)
 	profil_symbolizer_set_demangle(profil_report_symbolizer(r), demangle);
 	rc = profil_cmd_load(r, argc - optind, argv + optind);
 	if (rc == 0) {
-		profil_cmd_warn_modules(r);
+		profil_cmd_warn_modules(r, 0);
 		rc = run_export(r, x, out);
 	}
 	profil_report_free(r);

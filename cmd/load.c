@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "format/format.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "report/symbols.h"
 
@@ -127,23 +128,58 @@ profil_cmd_load(struct profil_report *r, int npaths, char **paths)
 	return rc;
 }
 
+/* The modules without debug information, named in one line unless each gets its own. */
+struct warn_state {
+	int each;
+	size_t nodebug;
+	const char *names[3];
+};
+
 /*
- * One warning per module whose addresses stay numbers, or that has no debug information (no
- * file:line, no inlined functions: what --lines and --annotate would show is missing).
+ * One warning per module whose addresses stay numbers; one per module without debug
+ * information (no file:line, no inlined functions) where the view shows lines, else one line
+ * for them all: distribution binaries rarely have any, and a build's worth of them would bury
+ * the report.
  */
 static void
 warn_module(void *arg, const struct profil_module *mod)
 {
+	struct warn_state *w = arg;
 	enum profil_module_status s = profil_module_status(mod);
 
-	(void)arg;
+	if (s == PROFIL_MODULE_NO_DEBUG && !w->each) {
+		if (w->nodebug < sizeof(w->names) / sizeof(w->names[0]))
+			w->names[w->nodebug] = profil_module_path(mod);
+		w->nodebug++;
+		return;
+	}
 	if (s == PROFIL_MODULE_MISSING || s == PROFIL_MODULE_CHANGED ||
 	    s == PROFIL_MODULE_NOT_ELF || s == PROFIL_MODULE_NO_DEBUG)
 		profil_cmd_error(profil_module_status_str(s), profil_module_path(mod));
 }
 
 void
-profil_cmd_warn_modules(const struct profil_report *r)
+profil_cmd_warn_modules(const struct profil_report *r, int each)
 {
-	profil_report_modules(r, warn_module, NULL);
+	struct warn_state w = { each, 0, { NULL } };
+	char shown[PATH_MAX * PROFIL_ESCAPE_MAX + 1];
+	size_t i, n;
+
+	profil_report_modules(r, warn_module, &w);
+	if (w.nodebug == 1) {
+		profil_cmd_error(profil_module_status_str(PROFIL_MODULE_NO_DEBUG), w.names[0]);
+	} else if (w.nodebug > 1) {
+		n = w.nodebug < 3 ? w.nodebug : 3;
+		fprintf(stderr, "profil: no debug information in %zu modules, functions without "
+		    "file:line:", w.nodebug);
+		for (i = 0; i < n; i++) {
+			const char *base = strrchr(w.names[i], '/');
+
+			fprintf(stderr, "%s '%s'", i > 0 ? "," : "",
+			    profil_escape(base != NULL ? base + 1 : w.names[i], shown, sizeof(shown)));
+		}
+		if (w.nodebug > n)
+			fprintf(stderr, " and %zu more", w.nodebug - n);
+		fprintf(stderr, " (--lines names each)\n");
+	}
 }

@@ -95,7 +95,7 @@ load_base(const char *path, int demangle)
 		profil_report_free(base);
 		return NULL;
 	}
-	profil_cmd_warn_modules(base);
+	profil_cmd_warn_modules(base, 0);
 	return base;
 }
 
@@ -244,7 +244,7 @@ profil_cmd_report(int argc, char **argv)
 		rc = 1;
 	}
 	if (rc == 0) {
-		profil_cmd_warn_modules(r);
+		profil_cmd_warn_modules(r, view == VIEW_LINES || view == VIEW_ANNOTATE);
 		rc = print_view(r, view, arg, &opt, demangle);
 	}
 	profil_report_free(r);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t3009-report-lines: `profil report --lines` and `--annotate FUNCTION` on a -g profile with
-# exact counts (tests/report/mkstacks), and the one warning for a module without debug
+# exact counts (tests/report/mkstacks), and the warnings for modules without debug
 # information.  mkstacks prints the line of inl_add's body (inlined into hot_inline, 50
 # samples) and the line of hot_inline that calls it.
 . "$(dirname "$0")/lib.sh"
@@ -107,5 +107,18 @@ test_expect_success '--lines: a nested function has its file:line' '
 test_expect_success '--annotate of a function without samples exits 1 naming it' '
 	"$P" report --annotate no_such_function st.profil > out 2> err
 	test $? = 1 && grep -qx "profil: no samples in function: '\''no_such_function'\''" err
+'
+# A real program's modules from Debian, several without debug information (python3's
+# libpython and its extension modules): one line for them all in the flat view, where a build's
+# worth of them would bury the report, and one each for --lines.
+test_expect_success 'several modules without debug information: one line, one each with --lines' '
+	"$P" record -o py -- /usr/bin/python3 -c "import json
+for i in range(20000): json.loads(json.dumps({\"a\": [1, 2, 3] * 20}))" &&
+	"$P" report py > /dev/null 2> py.err && cat py.err &&
+	test "$(grep -c "no debug information" py.err)" = 1 &&
+	n=$(sed -n "s/^profil: no debug information in \([0-9]*\) modules, .*(--lines names each)\$/\1/p" \
+		py.err) && test "$n" -ge 2 &&
+	"$P" report --lines py > /dev/null 2> pyl.err &&
+	test "$(grep -c "^profil: no debug information, functions without file:line: " pyl.err)" = "$n"
 '
 test_done

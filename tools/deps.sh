@@ -26,7 +26,7 @@ default-jdk-headless t2108: the JVM's JIT names from its perf map
 clang                libFuzzer harness of the profile reader (make fuzz, t4004)
 libclang-rt-14-dev   libFuzzer and sanitizer runtimes for clang 14
 linux-perf           t3003, t2103: profil report and -g against perf's
-python3              t3003, t2103: a real interpreter to profile; t4003 drives Chromium with it
+python3              t3003, t2103, t3009: a real interpreter; t4003 drives Chromium with it
 xz-utils             t3003: a real compressor to profile
 gzip                 t3003: another, a program without symbols
 sqlite3              t3003: a real database shell to profile
