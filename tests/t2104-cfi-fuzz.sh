@@ -10,6 +10,7 @@
 mkdir corpus
 # seed NAME MODE FILE: MODE 0 .eh_frame, 1 .debug_frame, 2 the whole ELF file.
 seed() {
+	test -s "$3" || { echo "not ok - seed $1: $3 is missing (make tests)"; exit 1; }
 	printf "\\$(printf %03o "$2")" > "corpus/$1"
 	cat "$3" >> "corpus/$1"
 }

@@ -78,7 +78,8 @@ int profil_cfi_rows(const uint8_t *sec, size_t len, uint64_t vaddr, int eh,
 
 /*
  * profil_cfi_merge - the rows of a, and of b for the code where a has none (PROFIL_CFA_NONE):
- * one table out, owning its rows.  0 or -ENOMEM.
+ * one table out, owning its rows; b's rows below a's only as far as a table's window of 4 GiB
+ * still holds all of a's.  0 or -ENOMEM.
  */
 int profil_cfi_merge(const struct profil_unwind_table *a, const struct profil_unwind_table *b,
     struct profil_unwind_table *out);

@@ -767,10 +767,25 @@ profil_cfi_merge(const struct profil_unwind_table *a, const struct profil_unwind
 {
 	static const struct profil_unwind_row none;
 	struct profil_unwind_row *v;
-	uint64_t base = a->base < b->base ? a->base : b->base;
+	uint64_t base = a->base;
 	size_t i = 0, j = 0, n = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (a->nrows == 0 || b->nrows == 0) {
+		const struct profil_unwind_table *t = a->nrows == 0 ? b : a;
+
+		v = malloc((t->nrows ? t->nrows : 1) * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		memcpy(v, t->rows, t->nrows * sizeof(*v));
+		out->base = t->base;
+		out->rows = v;
+		out->nrows = t->nrows;
+		return 0;
+	}
+	/* b's rows below a's only where the window of 4 GiB then still holds all of a's. */
+	if (b->base < a->base && a->base + a->rows[a->nrows - 1].addr - b->base <= UINT32_MAX)
+		base = b->base;
 	v = malloc((a->nrows + b->nrows + 1) * sizeof(*v));
 	if (v == NULL)
 		return -ENOMEM;
@@ -783,6 +798,8 @@ profil_cfi_merge(const struct profil_unwind_table *a, const struct profil_unwind
 
 		i += xa == x;
 		j += xb == x;
+		if (x < base)
+			continue;
 		if (r == NULL || r->cfa == PROFIL_CFA_NONE)
 			r = profil_unwind_row_find(b, x);
 		if (r == NULL)

@@ -15,6 +15,8 @@
 
 /* More than any real object's call frame information (libLLVM's is 30 MB). */
 #define MAX_SECTION	(256u << 20)
+/* What a compressed section may inflate to: a bomb of 64 KB costs no more than this. */
+#define MAX_INFLATED	(64u << 20)
 #define MAX_PHDRS	4096u
 
 struct source {
@@ -135,8 +137,7 @@ section_rows(struct profil_cfi_object *o, const struct source *src, uint64_t off
 /*
  * The bytes of a compressed section (an Elf64_Chdr, then a zlib stream), inflated by the
  * caller's inflater.  -ENOTSUP: no inflater, or another compression.  What the header claims
- * is bounded by the section's size times zlib's largest ratio (1032), so a bomb costs no more
- * than a real section of that size.
+ * is bounded by MAX_INFLATED and by the section's size times zlib's largest ratio (1032).
  */
 static int
 section_inflate(const struct source *src, const Elf64_Shdr *sh, uint8_t **out, uint64_t *len)
@@ -156,7 +157,7 @@ section_inflate(const struct source *src, const Elf64_Shdr *sh, uint8_t **out, u
 	if (ch.ch_type != ELFCOMPRESS_ZLIB)
 		return -ENOTSUP;
 	zlen = sh->sh_size - sizeof(ch);
-	if (ch.ch_size > MAX_SECTION || ch.ch_size / 1032 > zlen)
+	if (ch.ch_size > MAX_INFLATED || ch.ch_size / 1032 > zlen)
 		return -EFBIG;
 	err = source_copy(src, sh->sh_offset + sizeof(ch), zlen, &z);
 	if (err < 0)
@@ -174,10 +175,11 @@ section_inflate(const struct source *src, const Elf64_Shdr *sh, uint8_t **out, u
 }
 
 /*
- * .debug_frame's rows where .eh_frame's have none.  A section that cannot be read leaves the
- * table as it was: .eh_frame's rules stand on their own.
+ * .debug_frame's rows where .eh_frame's have none.  A section that cannot be read, for any
+ * reason (memory included: a hostile one may claim much), leaves the table as it was:
+ * .eh_frame's rules stand on their own.
  */
-static int
+static void
 debug_rows(struct profil_cfi_object *o, const struct source *src, const Elf64_Shdr *sh)
 {
 	struct profil_unwind_table d, m;
@@ -190,24 +192,20 @@ debug_rows(struct profil_cfi_object *o, const struct source *src, const Elf64_Sh
 	else
 		err = source_copy(src, sh->sh_offset, len, &data);
 	if (err < 0)
-		return err == -ENOMEM ? err : 0;
+		return;
 	err = profil_cfi_rows(data, (size_t)len, 0, 0, &d);
 	free(data);
-	if (err < 0)
-		return err == -ENOMEM ? err : 0;
-	if (d.nrows == 0)
-		return 0;
+	if (err < 0 || d.nrows == 0)
+		return;
 	if (o->table.nrows == 0) {
 		o->table = d;
-		return 0;
+		return;
 	}
-	err = profil_cfi_merge(&o->table, &d, &m);
+	if (profil_cfi_merge(&o->table, &d, &m) == 0) {
+		free((void *)o->table.rows);
+		o->table = m;
+	}
 	free((void *)d.rows);
-	if (err < 0)
-		return err;
-	free((void *)o->table.rows);
-	o->table = m;
-	return 0;
 }
 
 /*
@@ -309,7 +307,7 @@ load(struct profil_cfi_object *o, const struct source *src)
 	else if (ehdr_seg != NULL)
 		err = rows_from_hdr(o, src, ehdr_seg);
 	if (err == 0 && debug_frame != NULL)
-		err = debug_rows(o, src, debug_frame);
+		debug_rows(o, src, debug_frame);
 out:
 	free(names);
 	free(sh);

@@ -245,6 +245,24 @@ main(void)
 		r = profil_unwind_row_find(&t, 0x0fff);
 		tap_check(r == NULL, "nothing before either table");
 		free((void *)t.rows);
+
+		/* An empty table gives the other whole, wherever it lies. */
+		const struct profil_unwind_table none = { 0, NULL, 0 };
+		const struct profil_unwind_table high = { UINT64_C(5) << 30, ra, 4 };
+
+		tap_check(profil_cfi_merge(&none, &high, &t) == 0 && t.nrows == 4 &&
+		    t.base == high.base && (r = profil_unwind_row_find(&t, high.base + 0x40)) &&
+		    r->cfa_off == 24, "an empty first table gives the second");
+		free((void *)t.rows);
+		tap_check(profil_cfi_merge(&high, &none, &t) == 0 && t.nrows == 4 &&
+		    t.base == high.base, "an empty second table gives the first");
+		free((void *)t.rows);
+		/* b 5 GiB below a: a's rows stay, b's out of a's window are left out. */
+		tap_check(profil_cfi_merge(&high, &b, &t) == 0 && t.base == high.base &&
+		    (r = profil_unwind_row_find(&t, high.base)) && r->cfa_off == 8 &&
+		    profil_unwind_row_find(&t, 0x1008) == NULL,
+		    "a second table 5 GiB below the first leaves the first whole");
+		free((void *)t.rows);
 	}
 	return tap_done();
 }
