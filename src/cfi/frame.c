@@ -2,9 +2,9 @@
  * frame.c - DWARF call frame information (.eh_frame, .debug_frame) run into unwind table rows:
  * every CIE and FDE is read with its bounds checked, each FDE's instructions are executed from
  * its CIE's initial state, and each location where the rules change becomes a row of what an
- * x86-64 walk needs (the CFA, the caller's rbp, the return address at CFA - 8).  Rules the walk
- * cannot follow become PROFIL_CFA_BAD rows, so that a stack is cut there rather than given a
- * wrong parent.  DWARF 5 section 6.4; the .eh_frame differences are the LSB's.
+ * x86-64 walk needs (the CFA, the caller's rbp and rbx, the return address at CFA - 8).  Rules
+ * the walk cannot follow become PROFIL_CFA_BAD rows, so that a stack is cut there rather than
+ * given a wrong parent.  DWARF 5 section 6.4; the .eh_frame differences are the LSB's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,9 +13,10 @@
 #include "cfi.h"
 
 /* DWARF register numbers on x86-64. */
-#define REG_RBP	6
-#define REG_RSP	7
-#define REG_RA	16
+#define DW_RBX	3
+#define DW_RBP	6
+#define DW_RSP	7
+#define DW_RA	16
 
 #define MAX_ROWS	(4u << 20)		/* 128 MiB of pending rows; cc1 has 0.5M */
 #define MAX_CIE_INSNS	4096			/* real CIEs hold a dozen bytes */
@@ -191,7 +192,7 @@ struct state {
 	uint64_t cfa_reg;
 	int64_t cfa_off;
 	uint8_t plt_k;
-	struct rule rbp, ra;
+	struct rule rbx, rbp, ra;
 };
 
 struct cie {
@@ -253,6 +254,24 @@ fits(int64_t v, int64_t lo, int64_t hi)
 	return v >= lo && v <= hi;
 }
 
+/* A callee-saved register's rule as the walk takes it (enum profil_fp_rule), *off set. */
+static uint8_t
+saved_rule(const struct rule *r, int16_t *off)
+{
+	switch (r->kind) {
+	case R_SAME:
+		return PROFIL_FP_SAME;
+	case R_OFFSET:
+	case R_AT_FP:
+		if (!fits(r->off, INT16_MIN, INT16_MAX))
+			return PROFIL_FP_LOST;
+		*off = (int16_t)r->off;
+		return r->kind == R_OFFSET ? PROFIL_FP_AT_CFA : PROFIL_FP_AT_FP;
+	default:
+		return PROFIL_FP_LOST;
+	}
+}
+
 /* What the walk needs of a state. */
 static void
 row_of(const struct state *st, const struct cie *cie, struct profil_unwind_row *row)
@@ -271,10 +290,12 @@ row_of(const struct state *st, const struct cie *cie, struct profil_unwind_row *
 		return;
 	switch (st->cfa_def) {
 	case C_REG:
-		if (st->cfa_reg == REG_RSP)
+		if (st->cfa_reg == DW_RSP)
 			row->cfa = PROFIL_CFA_SP;
-		else if (st->cfa_reg == REG_RBP)
+		else if (st->cfa_reg == DW_RBP)
 			row->cfa = PROFIL_CFA_FP;
+		else if (st->cfa_reg == DW_RBX)
+			row->cfa = PROFIL_CFA_BX;
 		else
 			return;
 		break;
@@ -290,23 +311,8 @@ row_of(const struct state *st, const struct cie *cie, struct profil_unwind_row *
 		return;
 	}
 	row->cfa_off = (int32_t)st->cfa_off;
-	switch (st->rbp.kind) {
-	case R_SAME:
-		row->fp = PROFIL_FP_SAME;
-		break;
-	case R_OFFSET:
-	case R_AT_FP:
-		if (!fits(st->rbp.off, INT16_MIN, INT16_MAX)) {
-			row->fp = PROFIL_FP_LOST;
-			break;
-		}
-		row->fp = st->rbp.kind == R_OFFSET ? PROFIL_FP_AT_CFA : PROFIL_FP_AT_FP;
-		row->fp_off = (int16_t)st->rbp.off;
-		break;
-	default:
-		row->fp = PROFIL_FP_LOST;
-		break;
-	}
+	row->fp = saved_rule(&st->rbp, &row->fp_off);
+	row->bx = saved_rule(&st->rbx, &row->bx_off);
 }
 
 /*
@@ -365,9 +371,11 @@ reg_expression(const uint8_t *e, size_t len)
 static struct rule *
 rule_of(struct state *st, uint64_t reg)
 {
-	if (reg == REG_RBP)
+	if (reg == DW_RBX)
+		return &st->rbx;
+	if (reg == DW_RBP)
 		return &st->rbp;
-	if (reg == REG_RA)
+	if (reg == DW_RA)
 		return &st->ra;
 	return NULL;
 }
@@ -643,7 +651,7 @@ read_cie(const struct section *s, size_t off, struct cie *cie, struct state *ini
 	} else if (aug[0] != '\0') {
 		return -1;
 	}
-	if (c.bad || cie->code_align == 0 || cie->ra_reg != REG_RA)
+	if (c.bad || cie->code_align == 0 || cie->ra_reg != DW_RA)
 		return -1;
 	cie->insns = c.p;
 	cie->insns_end = c.end;
@@ -717,7 +725,7 @@ static int
 row_same(const struct profil_unwind_row *a, const struct profil_unwind_row *b)
 {
 	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->fp == b->fp &&
-	    a->fp_off == b->fp_off;
+	    a->fp_off == b->fp_off && a->bx == b->bx && a->bx_off == b->bx_off;
 }
 
 /* Sorts the rows, keeps the last of each address and drops repeats of the same rule. */

@@ -121,8 +121,8 @@ attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec
 	} else if (s->opts.depth > 1) {
 		/* What a walk by unwind tables starts from (images.c reads them in this order). */
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a->sample_regs_user = 1u << PERF_REG_X86_BP | 1u << PERF_REG_X86_SP |
-		    1u << PERF_REG_X86_IP;
+		a->sample_regs_user = 1u << PERF_REG_X86_BX | 1u << PERF_REG_X86_BP |
+		    1u << PERF_REG_X86_SP | 1u << PERF_REG_X86_IP;
 		a->sample_stack_user = s->opts.stack_copy;
 	}
 	a->disabled = on_exec;

@@ -795,12 +795,13 @@ sample_walk(struct profil_outside *s, struct profil_outside_image *im, uint64_t 
 		pcs[1] = PROFIL_PC_CUT_RULE;
 		return 2;
 	}
-	if (n < 8 + 3 * 8 + 8)
+	if (n < 8 + 4 * 8 + 8)
 		return 1;
-	memcpy(&regs.fp, p + 8, 8);
-	memcpy(&regs.sp, p + 16, 8);
-	memcpy(&regs.pc, p + 24, 8);
-	off = 32;
+	memcpy(&regs.bx, p + 8, 8);
+	memcpy(&regs.fp, p + 16, 8);
+	memcpy(&regs.sp, p + 24, 8);
+	memcpy(&regs.pc, p + 32, 8);
+	off = 40;
 	memcpy(&size, p + off, 8);
 	off += 8;
 	if (size > n - off || (size > 0 && n - off - size < 8))

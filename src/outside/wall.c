@@ -102,6 +102,7 @@ wait_stack(struct profil_outside *s, struct profil_outside_image *im,
 	pcs[0] = PROFIL_PC_WAIT(state, nr >= 0 && nr < PROFIL_WAIT_NO_SYSCALL ? (unsigned long)nr :
 	    PROFIL_WAIT_NO_SYSCALL);
 	regs.fp = PROFIL_UNWIND_FP_UNKNOWN;
+	regs.bx = PROFIL_UNWIND_FP_UNKNOWN;
 	local.iov_base = copy;
 	local.iov_len = s->opts.stack_copy;
 	remote.iov_base = (void *)(uintptr_t)regs.sp;

@@ -1,10 +1,11 @@
 /*
  * The perf ring-buffer clock: one task-clock event per thread whose samples (IP, TID and, with
  * -g, the kernel's walk of the user call chain by frame pointers, or with --call-graph cfi the
- * user registers and a copy of the top of the stack, walked here by the unwind tables) the kernel writes into a ring buffer mapped
- * here, with wakeups off.  No signal reaches the program: the cost per sample is the timer
- * interrupt and the kernel's write, as for `perf record`.  The flusher thread drains the rings
- * into the aggregation table every few milliseconds, off the program's threads.
+ * user registers and a copy of the top of the stack, walked here by the unwind tables) the
+ * kernel writes into a ring buffer mapped here, with wakeups off.  No signal reaches the
+ * program: the cost per sample is the timer interrupt and the kernel's write, as for
+ * `perf record`.  The flusher thread drains the rings into the aggregation table every few
+ * milliseconds, off the program's threads.
  *
  * Draining is plain memory reads and the lock-free table, so it is also done from the exit
  * hook on a fatal signal.  Callers hold the recorder lock.
@@ -21,8 +22,9 @@
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
-/* What the walk by unwind tables starts from, in this order: bp, sp, ip (walk_copy). */
-#define REGS_USER	(1u << PERF_REG_X86_BP | 1u << PERF_REG_X86_SP | 1u << PERF_REG_X86_IP)
+/* What the walk by unwind tables starts from, in this order: bx, bp, sp, ip (walk_copy). */
+#define REGS_USER	(1u << PERF_REG_X86_BX | 1u << PERF_REG_X86_BP | \
+	1u << PERF_REG_X86_SP | 1u << PERF_REG_X86_IP)
 #else
 #define REGS_USER	0	/* the walk by unwind tables is x86-64's: never asked for */
 #endif
@@ -191,7 +193,7 @@ copy_out(const struct ring *r, uint64_t from, void *dst, size_t n)
 
 /*
  * The walk by unwind tables of a sample's registers and stack copy: rec[2..] holds the
- * registers' ABI, bp, sp, ip, the copy's size, the copy and the size the kernel filled.  The
+ * registers' ABI, bx, bp, sp, ip, the copy's size, the copy and the size the kernel filled.  The
  * space is entered as the signal handler enters it: builders do not take the recorder lock
  * while they free.
  */
@@ -208,18 +210,19 @@ walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
 	enum profil_unwind_end end;
 	uint64_t size, dyn;
 
-	if (words < 8 || rec[2] == PERF_SAMPLE_REGS_ABI_NONE)
+	if (words < 9 || rec[2] == PERF_SAMPLE_REGS_ABI_NONE)
 		return 0;
-	regs.fp = rec[3];
-	regs.sp = rec[4];
-	regs.pc = rec[5];
-	size = rec[6];
-	if (size % 8 != 0 || size / 8 > words - 7)
+	regs.bx = rec[3];
+	regs.fp = rec[4];
+	regs.sp = rec[5];
+	regs.pc = rec[6];
+	size = rec[7];
+	if (size % 8 != 0 || size / 8 > words - 8)
 		return 0;
-	dyn = size > 0 && size / 8 < words - 7 ? rec[7 + size / 8] : 0;
+	dyn = size > 0 && size / 8 < words - 8 ? rec[8 + size / 8] : 0;
 	mem.lo = regs.sp;
 	mem.hi = regs.sp + (dyn < size ? dyn : size);
-	mem.data = (const uint8_t *)(rec + 7);
+	mem.data = (const uint8_t *)(rec + 8);
 	if (mem.hi < mem.lo)
 		mem.hi = mem.lo;
 	space = profil_unwind_enter(u, &slot);

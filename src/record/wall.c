@@ -201,6 +201,7 @@ wait_stack(struct waiter *w)
 	w->pcs[0] = PROFIL_PC_WAIT(state, nr >= 0 && nr < PROFIL_WAIT_NO_SYSCALL ?
 	    (unsigned long)nr : PROFIL_WAIT_NO_SYSCALL);
 	regs.fp = PROFIL_UNWIND_FP_UNKNOWN;
+	regs.bx = PROFIL_UNWIND_FP_UNKNOWN;
 	local.iov_base = copy;
 	local.iov_len = sizeof(copy);
 	remote.iov_base = (void *)(uintptr_t)regs.sp;

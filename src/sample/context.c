@@ -51,6 +51,7 @@ profil_unwind_context(const void *ucv, struct profil_unwind_shared *u, uint64_t 
 	regs.pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	regs.sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
 	regs.fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+	regs.bx = (uint64_t)uc->uc_mcontext.gregs[REG_RBX];
 	pcs[0] = regs.pc;
 	/* A sigaltstack, or a thread whose bounds are not known: nothing else is safe to read. */
 	if (hi == 0 || regs.sp < profil_stack_bounds.lo || regs.sp >= hi)

@@ -23,21 +23,23 @@ enum profil_cfa_kind {
 	PROFIL_CFA_PLT,		/* sp + cfa_off, + 8 when (pc & 15) >= fp_off: a lazy PLT entry */
 	PROFIL_CFA_SIGNAL,	/* a signal return trampoline: the ucontext is at sp */
 	PROFIL_CFA_END,		/* the return address is undefined: the outermost frame */
-	PROFIL_CFA_BAD		/* rules a walk cannot follow (another register, an expression) */
+	PROFIL_CFA_BAD,		/* rules a walk cannot follow (another register, an expression) */
+	PROFIL_CFA_BX		/* rbx + cfa_off: ld.so's lazy-binding trampoline, which realigns */
 };
 
-/* Where the caller's frame pointer is. */
+/* Where the caller's frame pointer (rbp) is, and likewise its rbx. */
 enum profil_fp_rule {
 	PROFIL_FP_SAME = 0,	/* unchanged */
-	PROFIL_FP_AT_CFA,	/* saved at cfa + fp_off */
-	PROFIL_FP_AT_FP,	/* saved at fp + fp_off */
+	PROFIL_FP_AT_CFA,	/* saved at cfa + off */
+	PROFIL_FP_AT_FP,	/* saved at fp + off */
 	PROFIL_FP_LOST		/* not recoverable */
 };
 
 /*
  * One row of an object's unwind table: from base + addr (an address of the object's ELF
  * image) up to the next row, how to find the caller.  The return address is always at
- * cfa - 8 (rows where it is not are PROFIL_CFA_BAD).
+ * cfa - 8 (rows where it is not are PROFIL_CFA_BAD).  rbx is followed besides rbp because
+ * a CFA may be kept in it (PROFIL_CFA_BX), so callees' saves of it matter.
  */
 struct profil_unwind_row {
 	uint32_t addr;
@@ -45,6 +47,9 @@ struct profil_unwind_row {
 	int16_t fp_off;
 	uint8_t cfa;		/* enum profil_cfa_kind */
 	uint8_t fp;		/* enum profil_fp_rule */
+	int16_t bx_off;
+	uint8_t bx;		/* enum profil_fp_rule, for rbx */
+	uint8_t unused;
 };
 
 /* An object's table, rows sorted by addr.  Read-only once built. */
@@ -79,9 +84,12 @@ struct profil_unwind_memory {
 	const uint8_t *data;
 };
 
-/* The registers a walk starts from; fp PROFIL_UNWIND_FP_UNKNOWN when it is not known. */
+/*
+ * The registers a walk starts from; fp or bx PROFIL_UNWIND_FP_UNKNOWN when it is not known
+ * (a waiting thread's, read from /proc).
+ */
 struct profil_unwind_regs {
-	uint64_t pc, sp, fp;
+	uint64_t pc, sp, fp, bx;
 };
 #define PROFIL_UNWIND_FP_UNKNOWN	UINT64_MAX
 

@@ -67,15 +67,46 @@ module_find(const struct profil_unwind_space *space, uint64_t pc)
 
 /* Offsets in the kernel's x86-64 signal frame: the ucontext is at sp when its handler returns. */
 #define UC_RBP	(40 + 10 * 8)
+#define UC_RBX	(40 + 11 * 8)
 #define UC_RSP	(40 + 15 * 8)
 #define UC_RIP	(40 + 16 * 8)
 
 /* One step from (pc, sp, fp) to the caller's; the enum says why there is none. */
 struct walk {
-	uint64_t pc, sp, fp;
+	uint64_t pc, sp, fp, bx;
 	int fp_ok;		/* fp holds the frame's value */
+	int bx_ok;		/* likewise bx */
 	int exact;		/* pc is where the frame is, not a return address */
 };
+
+/*
+ * The caller's value of a callee-saved register (rbp, rbx) by rule, from its value v in this
+ * frame; *ok says whether the result is known.  A slot below sp is free: an epilogue has
+ * popped it, so the register already holds the caller's value (the rules are not updated for
+ * pops).
+ */
+static uint64_t
+saved(const struct profil_unwind_memory *mem, const struct walk *w, uint64_t cfa, uint8_t rule,
+    int16_t off, uint64_t v, int *ok)
+{
+	uint64_t x = 0;
+
+	switch (rule) {
+	case PROFIL_FP_AT_CFA:
+		if (cfa + (uint64_t)(int64_t)off < w->sp)
+			return v;
+		*ok = mem_read(mem, cfa + (uint64_t)(int64_t)off, &x) == 0;
+		return x;
+	case PROFIL_FP_AT_FP:
+		*ok = w->fp_ok && mem_read(mem, w->fp + (uint64_t)(int64_t)off, &x) == 0;
+		return x;
+	case PROFIL_FP_LOST:
+		*ok = 0;
+		return 0;
+	default:
+		return v;
+	}
+}
 
 static enum profil_unwind_end
 step(const struct profil_unwind_space *space, const struct profil_unwind_memory *mem,
@@ -84,8 +115,8 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 	const uint64_t at = w->exact ? w->pc : w->pc - 1;
 	const struct profil_unwind_module *mod = module_find(space, at);
 	const struct profil_unwind_row *row = NULL;
-	uint64_t cfa, ra, fp = w->fp;
-	int fp_ok = w->fp_ok;
+	uint64_t cfa, ra, fp = w->fp, bx = w->bx;
+	int fp_ok = w->fp_ok, bx_ok = w->bx_ok;
 
 	*done = 0;
 	if (mod != NULL && mod->table != NULL)
@@ -107,6 +138,7 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 		if (mem_read(mem, w->fp, &fp) < 0)
 			return PROFIL_UNWIND_SHORT;
 		fp_ok = 1;
+		bx_ok = 0;	/* code without rules may have saved it anywhere */
 		break;
 	case PROFIL_CFA_SP:
 		cfa = w->sp + (uint64_t)(int64_t)row->cfa_off;
@@ -126,11 +158,17 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 		cfa = w->sp + (uint64_t)(int64_t)row->cfa_off +
 		    ((at & 15) >= (uint64_t)row->fp_off ? 8 : 0);
 		break;
+	case PROFIL_CFA_BX:
+		if (!w->bx_ok)
+			return PROFIL_UNWIND_NORULE;
+		cfa = w->bx + (uint64_t)(int64_t)row->cfa_off;
+		break;
 	case PROFIL_CFA_SIGNAL:
 		/* The interrupted frame, whole: it is exact, with every register known. */
 		if (mem_read(mem, w->sp + UC_RIP, &ra) < 0 ||
 		    mem_read(mem, w->sp + UC_RSP, &cfa) < 0 ||
-		    mem_read(mem, w->sp + UC_RBP, &fp) < 0)
+		    mem_read(mem, w->sp + UC_RBP, &fp) < 0 ||
+		    mem_read(mem, w->sp + UC_RBX, &bx) < 0)
 			return PROFIL_UNWIND_SHORT;
 		/* A jump to 0 faulted: the frame it came from is unknown. */
 		if (ra == 0)
@@ -139,6 +177,8 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 		w->sp = cfa;
 		w->fp = fp;
 		w->fp_ok = 1;
+		w->bx = bx;
+		w->bx_ok = 1;
 		w->exact = 1;
 		return PROFIL_UNWIND_COMPLETE;
 	case PROFIL_CFA_END:
@@ -153,26 +193,8 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 	if (mem_read(mem, cfa - 8, &ra) < 0)
 		return PROFIL_UNWIND_SHORT;
 	if (row != NULL) {
-		switch (row->fp) {
-		case PROFIL_FP_AT_CFA:
-			/*
-			 * A slot below sp is free: an epilogue has popped it, so fp already
-			 * holds the caller's value (the rules are not updated for pops).
-			 */
-			if (cfa + (uint64_t)(int64_t)row->fp_off < w->sp)
-				break;
-			fp_ok = mem_read(mem, cfa + (uint64_t)(int64_t)row->fp_off, &fp) == 0;
-			break;
-		case PROFIL_FP_AT_FP:
-			fp_ok = w->fp_ok &&
-			    mem_read(mem, w->fp + (uint64_t)(int64_t)row->fp_off, &fp) == 0;
-			break;
-		case PROFIL_FP_LOST:
-			fp_ok = 0;
-			break;
-		default:
-			break;
-		}
+		bx = saved(mem, w, cfa, row->bx, row->bx_off, w->bx, &bx_ok);
+		fp = saved(mem, w, cfa, row->fp, row->fp_off, w->fp, &fp_ok);
 	}
 	if (ra == 0) {
 		*done = 1;
@@ -182,6 +204,8 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 	w->sp = cfa;
 	w->fp = fp;
 	w->fp_ok = fp_ok;
+	w->bx = bx;
+	w->bx_ok = bx_ok;
 	w->exact = 0;
 	return PROFIL_UNWIND_COMPLETE;
 }
@@ -204,7 +228,8 @@ profil_unwind_cfi(const struct profil_unwind_space *space,
     const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
     uint64_t *pcs, size_t max, enum profil_unwind_end *end)
 {
-	struct walk w = { regs->pc, regs->sp, regs->fp, regs->fp != PROFIL_UNWIND_FP_UNKNOWN, 1 };
+	struct walk w = { regs->pc, regs->sp, regs->fp, regs->bx,
+	    regs->fp != PROFIL_UNWIND_FP_UNKNOWN, regs->bx != PROFIL_UNWIND_FP_UNKNOWN, 1 };
 	size_t n = 0;
 	int done;
 

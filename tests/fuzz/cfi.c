@@ -18,7 +18,8 @@ walk(const struct profil_unwind_table *t, const uint8_t *data, size_t size)
 {
 	struct profil_unwind_module mod = { 0x1000, 0x1000000, 0, t };
 	struct profil_unwind_space space = { &mod, 1 };
-	struct profil_unwind_regs regs = { 0x1000 + (t->base & 0xffff), 0x7f0000, 0x7f0040 };
+	struct profil_unwind_regs regs = { 0x1000 + (t->base & 0xffff), 0x7f0000, 0x7f0040,
+	    0x7f0020 };
 	struct profil_unwind_memory mem;
 	enum profil_unwind_end end;
 	uint64_t pcs[64];

@@ -194,6 +194,7 @@ main(void)
 		regs.pc = mod.start + 0x1002;
 		regs.sp = mem.lo;
 		regs.fp = 0x1234;
+		regs.bx = PROFIL_UNWIND_FP_UNKNOWN;
 		n = profil_unwind_cfi(&space, &regs, &mem, pcs, 8, &end);
 		tap_check(n >= 3 && pcs[0] == regs.pc && pcs[1] == mod.start + 0x1050,
 		    "the leaf's caller from sp+16 (%zu frames)", n);
@@ -214,16 +215,77 @@ main(void)
 		free((void *)t.rows);
 	}
 
+	/*
+	 * ld.so's lazy-binding trampoline keeps its CFA in rbx (push rbx; mov rsp, rbx; realign):
+	 * a walk from a callee that saved rbx, or from a leaf whose rbx is known, goes through it.
+	 */
+	{
+		/* At 0x2000: advance 1: cfa rsp+16, rbx at cfa-16; advance 3: cfa rbx+16. */
+		static const uint8_t tramp[] = { 0x41, 0x0e, 16, 0x83, 2, 0x43, 0x0d, 3 };
+		/* At 0x3000, the callee: advance 1: cfa rsp+16, rbx at cfa-16. */
+		static const uint8_t callee[] = { 0x41, 0x0e, 16, 0x83, 2 };
+		/* At 0x3100, a leaf that leaves rbx alone. */
+		static const uint8_t leaf[] = { 0x41, 0x0e, 16 };
+		struct profil_unwind_module mod = { 0x555500000000, 0x555500010000, 0, NULL, 0 };
+		struct profil_unwind_space space = { &mod, 1 };
+		uint64_t stack[10], pcs[8];
+		struct profil_unwind_memory mem;
+		struct profil_unwind_regs regs;
+		enum profil_unwind_end end;
+		size_t n;
+
+		memset(&s, 0, sizeof(s));
+		cie(&s);
+		fde(&s, va, 0x2000, 0x40, tramp, sizeof(tramp));
+		fde(&s, va, 0x3000, 0x40, callee, sizeof(callee));
+		fde(&s, va, 0x3100, 0x40, leaf, sizeof(leaf));
+		tap_check(profil_cfi_rows(s.b, s.n, va, 1, &t) == 0 &&
+		    (r = profil_unwind_row_find(&t, 0x2004)) != NULL && r->cfa == PROFIL_CFA_BX &&
+		    r->cfa_off == 16 && r->bx == PROFIL_FP_AT_CFA && r->bx_off == -16,
+		    "a CFA in rbx, and rbx saved at cfa-16, are rows");
+		mod.bias = mod.start;
+		mod.table = &t;
+		mem.lo = 0x7ffc00000000;
+		mem.hi = mem.lo + sizeof(stack);
+		mem.data = (const uint8_t *)stack;
+		memset(stack, 0xee, sizeof(stack));
+		stack[0] = mem.lo + 0x40;		/* the callee's save of the trampoline's rbx */
+		stack[1] = mod.start + 0x2011;		/* return into the trampoline */
+		stack[8] = 0x77;			/* the trampoline's save of its caller's rbx */
+		stack[9] = mod.start + 0x1051;		/* return into code without rules */
+		regs.pc = mod.start + 0x3002;
+		regs.sp = mem.lo;
+		regs.fp = 0;
+		regs.bx = PROFIL_UNWIND_FP_UNKNOWN;
+		n = profil_unwind_cfi(&space, &regs, &mem, pcs, 8, &end);
+		tap_check(n == 3 && pcs[1] == mod.start + 0x2011 && pcs[2] == mod.start + 0x1051 &&
+		    end == PROFIL_UNWIND_COMPLETE,
+		    "through the trampoline by the rbx its callee saved (%zu frames, end %d)", n, end);
+		/* The leaf that keeps rbx: it has to be known from the registers. */
+		regs.pc = mod.start + 0x3102;
+		stack[0] = 0;
+		n = profil_unwind_cfi(&space, &regs, &mem, pcs, 8, &end);
+		tap_check(n == 3 && pcs[2] == PROFIL_PC_CUT_RULE && end == PROFIL_UNWIND_NORULE,
+		    "rbx unknown (a waiting thread's): a cut at the trampoline, not a guess");
+		regs.bx = mem.lo + 0x40;
+		n = profil_unwind_cfi(&space, &regs, &mem, pcs, 8, &end);
+		tap_check(n == 3 && pcs[2] == mod.start + 0x1051 && end == PROFIL_UNWIND_COMPLETE,
+		    "rbx from the registers: through the trampoline");
+		free((void *)t.rows);
+	}
+
 	/* .eh_frame's rows, and .debug_frame's where .eh_frame has none (a Go program with C). */
 	{
+#define ROW(a, off, kind)	{ .addr = (a), .cfa_off = (off), .cfa = (kind) }
 		static const struct profil_unwind_row ra[] = {
-			{ 0x0, 8, 0, PROFIL_CFA_SP, 0 }, { 0x10, 0, 0, PROFIL_CFA_NONE, 0 },
-			{ 0x40, 24, 0, PROFIL_CFA_SP, 0 }, { 0x50, 0, 0, PROFIL_CFA_NONE, 0 },
+			ROW(0x0, 8, PROFIL_CFA_SP), ROW(0x10, 0, PROFIL_CFA_NONE),
+			ROW(0x40, 24, PROFIL_CFA_SP), ROW(0x50, 0, PROFIL_CFA_NONE),
 		};
 		static const struct profil_unwind_row rb[] = {
-			{ 0x0, 16, 0, PROFIL_CFA_SP, 0 }, { 0x18, 32, 0, PROFIL_CFA_SP, 0 },
-			{ 0x60, 0, 0, PROFIL_CFA_NONE, 0 },
+			ROW(0x0, 16, PROFIL_CFA_SP), ROW(0x18, 32, PROFIL_CFA_SP),
+			ROW(0x60, 0, PROFIL_CFA_NONE),
 		};
+#undef ROW
 		/* a at 0x1000, b at 0x1008: b's rule at 0x1018 is 32, hidden by a's from 0x1040. */
 		static const struct { uint64_t a; uint8_t cfa; int32_t off; } want[] = {
 			{ 0x1000, PROFIL_CFA_SP, 8 }, { 0x1010, PROFIL_CFA_SP, 16 },
