@@ -196,6 +196,11 @@ $(B)/tests/record/cfistack-zdf: tests/record/cfistack.c $(B)/tests/record/libcfi
 $(B)/tests/record/cfithrow: tests/record/cfithrow.cc
 	$(CXX) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 
+# Bound at start (-z now), so that the lazy binding t2103 counts is its library's alone.
+$(B)/tests/record/lazybind: tests/record/lazybind.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE) -Wl,-z,now -o $@ $< -ldl
+
 $(B)/tests/record/%: tests/record/%.c tests/record/burn.h $(RECORD_TEST_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(BASE) -pthread -o $@ $< -L$(B)/tests/record \

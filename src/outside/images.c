@@ -772,7 +772,7 @@ sample_chain(const struct profil_outside *s, uint64_t ip, const uint8_t *p, size
 }
 
 /*
- * The user registers (rbp, rsp, rip: the order of their bits) and the stack copy after ip,
+ * The user registers (rbx, rbp, rsp, rip: the order of their bits) and the stack copy after ip,
  * TID and TIME, walked by unwind tables.  Without registers (a sample in a kernel thread's
  * context) the pc alone.
  */

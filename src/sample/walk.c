@@ -192,9 +192,10 @@ step(const struct profil_unwind_space *space, const struct profil_unwind_memory 
 		return PROFIL_UNWIND_NORULE;
 	if (mem_read(mem, cfa - 8, &ra) < 0)
 		return PROFIL_UNWIND_SHORT;
+	/* From what the CFA's rule left (the frame-pointer walk reads the caller's fp). */
 	if (row != NULL) {
-		bx = saved(mem, w, cfa, row->bx, row->bx_off, w->bx, &bx_ok);
-		fp = saved(mem, w, cfa, row->fp, row->fp_off, w->fp, &fp_ok);
+		bx = saved(mem, w, cfa, row->bx, row->bx_off, bx, &bx_ok);
+		fp = saved(mem, w, cfa, row->fp, row->fp_off, fp, &fp_ok);
 	}
 	if (ra == 0) {
 		*done = 1;

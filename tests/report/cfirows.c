@@ -271,6 +271,19 @@ main(void)
 		n = profil_unwind_cfi(&space, &regs, &mem, pcs, 8, &end);
 		tap_check(n == 3 && pcs[2] == mod.start + 0x1051 && end == PROFIL_UNWIND_COMPLETE,
 		    "rbx from the registers: through the trampoline");
+		/* Code between the entries (0x3040-0x3100: no rules) chains its frame pointers. */
+		memset(stack, 0, sizeof(stack));
+		stack[2] = mem.lo + 0x20;		/* frame record A: the caller's, B */
+		stack[3] = mod.start + 0x3061;		/* return into more code without rules */
+		stack[4] = 0;				/* frame record B: the chain ends */
+		stack[5] = mod.start + 0x3071;
+		regs.pc = mod.start + 0x3050;
+		regs.sp = mem.lo;
+		regs.fp = mem.lo + 0x10;
+		n = profil_unwind_cfi(&space, &regs, &mem, pcs, 8, &end);
+		tap_check(n == 3 && pcs[1] == mod.start + 0x3061 && pcs[2] == mod.start + 0x3071 &&
+		    end == PROFIL_UNWIND_COMPLETE,
+		    "a gap between entries walks by frame pointers (%zu frames, end %d)", n, end);
 		free((void *)t.rows);
 	}
 
