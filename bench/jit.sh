@@ -18,32 +18,14 @@ if ! perf record -q --all-user -o probe.data -- true > /dev/null 2>&1; then
 	echo "jit.sh: perf record refused here" >&2
 	exit 1
 fi
-cat > jit.js <<'JS'
-function fa(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * i) % 1000003; return s; }
-function fb(n) { let s = 0; for (let i = 0; i < n; i++) s = (s ^ (i * 7)) % 999983; return s; }
-let t = 0;
-for (let r = 0; r < 700; r++) { t += fa(200000); t += fb(100000); }
-console.log(t > 0 ? "ok" : "no");
-JS
-cat > Bench.java <<'JAVA'
-import java.util.HashMap;
-public class Bench {
-	static long work(int n) { long s = 0; for (int i = 0; i < n; i++) s = (s * 31 + i) % 1000003; return s; }
-	static long maps(int n) { HashMap<Integer, Integer> m = new HashMap<>();
-		for (int i = 0; i < n; i++) m.merge(i % 1000, 1, Integer::sum); return m.size(); }
-	public static void main(String[] a) {
-		long t = 0;
-		for (int r = 0; r < 1000; r++) { t += work(300000); t += maps(100000); }
-		System.out.println(t > 0 ? "ok" : "no");
-	}
-}
-JAVA
+# The workloads t2108 checks (tests/record/jit.js, Bench.java), with more rounds.
+cp "$ROOT/tests/record/jit.js" "$ROOT/tests/record/Bench.java" .
 javac -d . Bench.java || { echo "jit.sh: javac failed" >&2; exit 1; }
 
 workload() {
 	case $1 in
-	node) echo "node node --perf-basic-prof $TMP/jit.js" ;;
-	java) echo "java java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -cp $TMP Bench" ;;
+	node) echo "node node --perf-basic-prof $TMP/jit.js 700" ;;
+	java) echo "java java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -cp $TMP Bench 1000" ;;
 	esac
 }
 

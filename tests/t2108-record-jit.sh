@@ -10,29 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
 
-cat > jit.js <<'JS'
-// fa does the most of each round; both are compiled by V8's optimizing JIT.  A fixed amount
-// of work, so that a busy machine gives as many CPU samples as a quiet one.
-function fa(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * i) % 1000003; return s; }
-function fb(n) { let s = 0; for (let i = 0; i < n; i++) s = (s ^ (i * 7)) % 999983; return s; }
-let t = 0;
-const rounds = Number(process.argv[2] || 350);
-for (let r = 0; r < rounds; r++) { t += fa(200000); t += fb(100000); }
-console.log(t > 0 ? "ok" : "no");
-JS
-cat > Bench.java <<'JAVA'
-import java.util.HashMap;
-public class Bench {
-	static long work(int n) { long s = 0; for (int i = 0; i < n; i++) s = (s * 31 + i) % 1000003; return s; }
-	static long maps(int n) { HashMap<Integer, Integer> m = new HashMap<>();
-		for (int i = 0; i < n; i++) m.merge(i % 1000, 1, Integer::sum); return m.size(); }
-	public static void main(String[] a) {
-		long t = 0;
-		for (int r = 0; r < 600; r++) { t += work(300000); t += maps(100000); }
-		System.out.println(t > 0 ? "ok" : "no");
-	}
-}
-JAVA
+# The workloads (tests/record/jit.js, Bench.java), here so that their names are relative.
+cp "$TEST_DIR/record/jit.js" "$TEST_DIR/record/Bench.java" .
 
 # ours FILE PATTERN: samples of the functions whose name matches PATTERN (an awk regex), and
 # all samples, from profil report --tsv.
