@@ -1,6 +1,6 @@
 # bench/lib.sh - sourced by the bench scripts that run programs under profilers: where things
 # are, a scratch directory that goes away at exit, helper programs built from bench/ when
-# missing or older than their source, and MEDIAN, the awk function their tables use.  Not a
+# missing or older than their source, and MEDIAN and RATIOS, the awk their tables use.  Not a
 # bench of its own (bench/run.sh skips it).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,5 +46,22 @@ function median(list,   n, a, i, j, t) {
 		for (j = i + 1; j <= n; j++)
 			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+'
+
+# The runs of a file named raw, rows "WORKLOAD TOOL WALL CPU", for awk programs after MEDIAN
+# (awk "$MEDIAN$RATIOS ..."): order[1..nk] the keys "WORKLOAD TOOL" as first seen, wall[k]
+# and cpu[k] their runs, and ratio(runs, k) the median of runs[k] over that of the
+# workload's unprofiled ("none") rows.
+RATIOS='
+FILENAME == "raw" {
+	k = $1 " " $2
+	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+	wall[k] = wall[k] " " $3; cpu[k] = cpu[k] " " $4
+	next
+}
+function ratio(runs, k,   p) {
+	split(k, p, " ")
+	return median(runs[k]) / median(runs[p[1] " none"])
 }
 '

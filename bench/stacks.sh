@@ -121,27 +121,21 @@ echo
 echo "$RUNS runs each, interleaved, medians; CPU includes the profiler's own process; facts of"
 echo "the last run; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
-awk "$MEDIAN"'
+awk "$MEDIAN$RATIOS"'
 FILENAME == "facts" { f[$1 " " $2] = $0; next }
-{
-	k = $1 " " $2
-	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
-	wall[k] = wall[k] " " $3; cpu[k] = cpu[k] " " $4
-}
 END {
 	printf "| program | profiler | wall ratio | CPU ratio | samples | reach entry | bytes/sample |"
 	printf " distinct stacks | bytes/stack | report ms |\n"
 	printf "|---|---|---|---|---|---|---|---|---|---|\n"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, p, " ")
-		bw = median(wall[p[1] " none"]); bc = median(cpu[p[1] " none"])
 		if (p[2] == "none") {
 			printf "| %s | none | 1.000 | 1.000 | | | | | | |\n", p[1]
 			continue
 		}
 		split(f[k], x, " ")
 		printf "| %s | %s | %.3f | %.3f | %d | %.1f%% | %.0f | %d | %.0f | %d |\n", p[1],
-		    p[2], median(wall[k]) / bw, median(cpu[k]) / bc, x[3],
+		    p[2], ratio(wall, k), ratio(cpu, k), x[3],
 		    (x[3] > 0 ? 100 * x[4] / x[3] : 0), (x[3] > 0 ? x[5] / x[3] : 0), x[6],
 		    (x[6] > 0 ? x[5] / x[6] : 0), x[7]
 	}
