@@ -129,10 +129,11 @@ profil_cmd_load(struct profil_report *r, int npaths, char **paths)
 }
 
 /* The modules without debug information, named in one line unless each gets its own. */
+#define WARN_NAMES	3	/* named in that line; the rest counted */
 struct warn_state {
 	int each;
 	size_t nodebug;
-	const char *names[3];
+	const char *names[WARN_NAMES];
 };
 
 /*
@@ -148,7 +149,7 @@ warn_module(void *arg, const struct profil_module *mod)
 	enum profil_module_status s = profil_module_status(mod);
 
 	if (s == PROFIL_MODULE_NO_DEBUG && !w->each) {
-		if (w->nodebug < sizeof(w->names) / sizeof(w->names[0]))
+		if (w->nodebug < WARN_NAMES)
 			w->names[w->nodebug] = profil_module_path(mod);
 		w->nodebug++;
 		return;
@@ -169,7 +170,7 @@ profil_cmd_warn_modules(const struct profil_report *r, int each)
 	if (w.nodebug == 1) {
 		profil_cmd_error(profil_module_status_str(PROFIL_MODULE_NO_DEBUG), w.names[0]);
 	} else if (w.nodebug > 1) {
-		n = w.nodebug < 3 ? w.nodebug : 3;
+		n = w.nodebug < WARN_NAMES ? w.nodebug : WARN_NAMES;
 		fprintf(stderr, "profil: no debug information in %zu modules, functions without "
 		    "file:line:", w.nodebug);
 		for (i = 0; i < n; i++) {

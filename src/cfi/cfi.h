@@ -1,11 +1,12 @@
 /*
  * cfi.h - unwind tables (src/sample/unwind.h) built from an object's DWARF call frame
- * information: .eh_frame (found through .eh_frame_hdr when the section headers are gone),
- * else an uncompressed .debug_frame.  Built once per object, outside signal context (the
- * outside recorder, and the in-process recorder's own thread), from a file descriptor or an
- * image in memory (the vDSO).  Links against libc alone: a compressed section is read only
- * through an inflater its caller gives (the profil command's, zlib).  Hostile input ends in
- * -errno, in time and memory bounded by the size of the sections read.
+ * information: .eh_frame (found through .eh_frame_hdr when the section headers are gone), and
+ * .debug_frame for the code .eh_frame leaves out.  Built once per object, outside signal
+ * context (the outside recorder, and the in-process recorder's own thread), from a file
+ * descriptor or an image in memory (the vDSO).  Links against libc alone: a compressed
+ * section is read only through an inflater its caller gives (the profil command's, zlib).
+ * Hostile input ends in -errno, in time and memory bounded by the size of the sections read
+ * (or, compressed, by what they may inflate to: 64 MiB at most).
  */
 #ifndef PROFIL_CFI_H
 #define PROFIL_CFI_H
