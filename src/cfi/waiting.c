@@ -108,7 +108,7 @@ fp_search(const struct profil_unwind_space *space, const struct profil_unwind_re
 
 	if (max > PROFIL_FORMAT_MAX_DEPTH)
 		max = PROFIL_FORMAT_MAX_DEPTH;
-	for (uint64_t a = mem->lo; a + 16 <= mem->hi && tried < 64; a += 8) {
+	for (uint64_t a = mem->lo; a <= mem->hi && mem->hi - a >= 16 && tried < 64; a += 8) {
 		uint64_t saved, ret;
 
 		memcpy(&saved, mem->data + (a - mem->lo), 8);

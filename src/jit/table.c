@@ -55,7 +55,8 @@ profil_jit_add(struct profil_jit_table *t, uint64_t start, uint64_t size, uint32
 		t->syms = s;
 		t->cap = cap;
 	}
-	if (t->nbytes + len > t->capbytes) {
+	/* Allocated with the first name, empty or not: names + offset is never NULL + 0. */
+	if (t->names == NULL || t->nbytes + len > t->capbytes) {
 		size_t cap = t->capbytes ? 2 * t->capbytes : 4096;
 		char *p;
 
