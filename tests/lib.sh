@@ -44,6 +44,23 @@ sanitizers_setup() {
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 }
 
+# fuzz_corpus TARGET MAX_LEN WHAT: the libFuzzer harness $B/tests/fuzz/TARGET (ASan, UBSan) on
+# ./corpus: the seeds run clean, then WHAT is fuzzed for FUZZ_SECONDS_CHECK (10) seconds, inputs
+# up to MAX_LEN bytes, without a crash, leak or undefined behaviour.
+fuzz_corpus() {
+	fuzz_bin=$B/tests/fuzz/$1 fuzz_max=$2
+	test_expect_success 'the seeds run clean' '
+		ls corpus > /dev/null &&
+		"$fuzz_bin" corpus/* > seeds.log 2>&1 || { tail -n 30 seeds.log; false; }
+	'
+	test_expect_success "fuzzing $3: no crash in ${FUZZ_SECONDS_CHECK:-10} s" '
+		"$fuzz_bin" -max_total_time="${FUZZ_SECONDS_CHECK:-10}" -timeout=10 \
+			-rss_limit_mb=2048 -max_len="$fuzz_max" -print_final_stats=1 \
+			-artifact_prefix="$TRASH/" corpus > fuzz.log 2>&1 &&
+		sed -n "s/^stat::number_of_executed_units: *//p" fuzz.log || { tail -n 40 fuzz.log; false; }
+	'
+}
+
 test_done() {
 	exit 0
 }

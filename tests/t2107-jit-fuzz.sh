@@ -31,13 +31,5 @@ seed handmade 0 20 m.txt
 test_expect_success 'node wrote both files to seed from' '
 	test -s map.txt && test -s dump.bin
 '
-test_expect_success 'the seeds run clean' '
-	"$B/tests/fuzz/jit" corpus/* > seeds.log 2>&1 || { tail -n 30 seeds.log; false; }
-'
-test_expect_success "fuzzing the perf map and jitdump parsers: no crash in ${FUZZ_SECONDS_CHECK:-10} s" '
-	"$B/tests/fuzz/jit" -max_total_time="${FUZZ_SECONDS_CHECK:-10}" -timeout=10 \
-		-rss_limit_mb=2048 -max_len=70000 -print_final_stats=1 -artifact_prefix="$TRASH/" \
-		corpus > fuzz.log 2>&1 || { tail -n 40 fuzz.log; false; }
-	sed -n "s/^stat::number_of_executed_units: *//p" fuzz.log
-'
+fuzz_corpus jit 70000 "the perf map and jitdump parsers"
 test_done
