@@ -6,7 +6,7 @@
 P=$TRASH/prefix
 
 test_expect_success 'make install puts libprofil-record.so in $PREFIX/lib' '
-	make -C "$ROOT" -s B="$B" install PREFIX="$P" > log 2>&1 || { cat log; false; }
+	make -C "$ROOT" -s B="$B" install PREFIX="$P" > log 2>&1 || { cat log; false; } &&
 	test -f "$P/lib/libprofil-record.so" && test -x "$P/bin/profil"
 '
 
