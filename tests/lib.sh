@@ -10,6 +10,18 @@ trap 'rm -rf "$TRASH"' EXIT
 cd "$TRASH" || exit 1
 test_failures=0
 
+# test_needs PACKAGE:COMMAND...: the tools a script uses beyond gcc, make and a base system, each
+# with the Debian package that has it; tools/deps.sh, which `make check` runs first, installs
+# them all.  A missing one fails the script at once and names its package, rather than failing
+# its checks obscurely ("eval: /usr/bin/time: not found") or skipping them in silence.
+test_needs() {
+	for need in "$@"; do
+		command -v "${need#*:}" > /dev/null 2>&1 && continue
+		echo "not ok - ${need#*:} is missing: Debian's package ${need%%:*} has it (tools/deps.sh installs it)"
+		exit 1
+	done
+}
+
 # test_expect_success 'what it shows' 'shell commands': ok when the commands exit 0.
 test_expect_success() {
 	if out=$( (eval "$2") 2>&1); then

@@ -3,6 +3,7 @@
 # hides behind the program's own view (an interposed sigaction and signal), gives back when the
 # program claims it, and never leaves a fork child waiting on a handler of another thread.
 . "$(dirname "$0")/lib.sh"
+test_needs python3:python3
 test_run_prog signals "$PROGS/signals" "$B/libprofil.so"
 test_run_prog "fork+exec under ticks" "$PROGS/forkexec" "$PROGS/spin" 300
 # CPython installs its KeyboardInterrupt handler only where it finds SIGINT at SIG_DFL; the

@@ -3,6 +3,7 @@
 # profile against the CPU time the program measured itself, exact call counts, the rate in the
 # header, PIE and non-PIE executables.
 . "$(dirname "$0")/lib.sh"
+test_needs binutils:gprof
 . "$TEST_DIR/pg/gmon.sh"
 
 test_expect_success 'the test program is a PIE (gprof needs addresses relative to its base)' '

@@ -2,6 +2,7 @@
 # Arcs from every thread: each thread counts into a table of its own, merged at exit, so no
 # call is lost to contention (glibc's mcount drops the calls it finds another thread inside).
 . "$(dirname "$0")/lib.sh"
+test_needs binutils:gprof
 . "$TEST_DIR/pg/gmon.sh"
 
 for n in 1 8 40; do

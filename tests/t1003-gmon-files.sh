@@ -1,6 +1,7 @@
 #!/bin/sh
 # Where the profile goes and how the file is made: OpenBSD's rules.
 . "$(dirname "$0")/lib.sh"
+test_needs binutils:gprof util-linux:setpriv
 . "$TEST_DIR/pg/gmon.sh"
 
 # OpenBSD profil(2): "either at the starting directory, or the optional directory indicated by

@@ -3,6 +3,7 @@
 # file (OpenBSD profil(2): "the kernel writes out the profiling information on behalf of the
 # terminating process"), and a fatal signal still ends the process with the same status.
 . "$(dirname "$0")/lib.sh"
+test_needs binutils:gprof
 . "$TEST_DIR/pg/gmon.sh"
 
 # run DIR END: gmon-work END in DIR; prints the shell's status for it.

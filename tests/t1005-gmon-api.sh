@@ -2,6 +2,7 @@
 # profil_gmon(), OpenBSD's profil(2) as our API, each error in OpenBSD's order; moncontrol(3);
 # and a full arc table, which is reported once and never silently.
 . "$(dirname "$0")/lib.sh"
+test_needs binutils:gprof
 . "$TEST_DIR/pg/gmon.sh"
 
 test_run_prog gmon-eperm "$PROGS/gmon-eperm"

@@ -3,6 +3,7 @@
 # $(pkg-config --libs profil) uses ours instead of glibc's".  Installed with make install, built
 # with nothing but pkg-config, run, read by gprof: the file name and the rate say it is ours.
 . "$(dirname "$0")/lib.sh"
+test_needs binutils:gprof pkg-config:pkg-config
 P=$TRASH/p
 BUILD=$(cd "$B" && pwd)
 

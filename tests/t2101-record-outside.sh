@@ -5,6 +5,7 @@
 # and a running process can be attached to and left running.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
+test_needs linux-perf:perf golang-go:go util-linux:setpriv
 
 if ! "$PROFIL" record --clock outside -o probe -- true 2> probe.err; then
 	cat probe.err
@@ -83,18 +84,16 @@ func workB(n int) { for i := 0; i < n; i++ { x += float64(i) * 0.5 } }
 
 func main() { workA(150000000); workB(50000000); os.Exit(4) }
 EOF
-if command -v go > /dev/null; then
-	test_expect_success 'a static Go program: its split, and its exit seen' '
-		test -n "${HOME:-}" || export GOCACHE="$TRASH/gocache"
-		CGO_ENABLED=0 go build -o gobin g.go &&
-		"$PROFIL" record -o go -- sh -c "./gobin; echo \$?" > go.out && cat go.out &&
-		test "$(cat go.out)" = 4 &&
-		"$PROFIL" report --tsv go > go.tsv && a=$(tsv_samples go.tsv main.workA) &&
-		b=$(tsv_samples go.tsv main.workB) && share_ok "$a" $((a + b)) 0.75 2 &&
-		"$PROFIL" dump go/gobin.*.profil > go.dump &&
-		test "$(dump_field go.dump exit)" = exit
-	'
-fi
+test_expect_success 'a static Go program: its split, and its exit seen' '
+	test -n "${HOME:-}" || export GOCACHE="$TRASH/gocache"
+	CGO_ENABLED=0 go build -o gobin g.go &&
+	"$PROFIL" record -o go -- sh -c "./gobin; echo \$?" > go.out && cat go.out &&
+	test "$(cat go.out)" = 4 &&
+	"$PROFIL" report --tsv go > go.tsv && a=$(tsv_samples go.tsv main.workA) &&
+	b=$(tsv_samples go.tsv main.workB) && share_ok "$a" $((a + b)) 0.75 2 &&
+	"$PROFIL" dump go/gobin.*.profil > go.dump &&
+	test "$(dump_field go.dump exit)" = exit
+'
 
 test_expect_success 'threads and processes made by raw clone(2): each a third' '
 	"$PROFIL" record -o rc -- "$REC/rawclone" 0.4 > rc.out && grep -x done rc.out &&

@@ -5,6 +5,7 @@
 # lost record.  No crash, leak, out-of-bounds read or undefined behaviour, whatever the sizes,
 # pids and lengths say.
 . "$(dirname "$0")/lib.sh"
+test_needs python3:python3
 
 python3 "$ROOT/tests/fuzz/outside-seeds.py" corpus
 fuzz_corpus outside 16384 "the outside recorder's records"

@@ -8,6 +8,7 @@
 # --call-graph dwarf in the same run.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
+test_needs linux-perf:perf golang-go:go python3:python3
 
 R=$B/tests/record
 if ! "$PROFIL" record --clock outside -o probe -- true 2> probe.err; then
@@ -159,21 +160,19 @@ test_expect_success 'rules in a compressed .debug_frame (zlib): every stack reac
 
 # Go (tests/record/gostack.go): static, its rules only in a compressed .debug_frame, and
 # assembly that uses rbp as data.
-if command -v go > /dev/null; then
-	test_expect_success 'a Go program: stacks through its assembly reach main.main' '
-		test -n "${HOME:-}" || export GOCACHE="$TRASH/gocache"
-		CGO_ENABLED=0 go build -o gostack "$TEST_DIR/record/gostack.go" &&
-		"$PROFIL" record -g -o gos -- ./gostack 2 > /dev/null && folded gos > gos.txt &&
-		awk "{ s = \$0; sub(/ [0-9]+\$/, \"\", s); n = split(s, f, \";\")
-			if (f[n] !~ /^(crypto\\/sha256|sort)\\./) next
-			all += \$NF; if (f[n] ~ /^crypto\\/sha256\\.block/) asm += \$NF
-			if (s ~ /^runtime\\.goexit\\.abi0;runtime\\.main;main\\.main;main\\.(hash|sort)Loop;/)
-				good += \$NF }
-			END { printf \"%d of %d samples of the work reach main.main, %d in assembly\\n\",
-				good, all, asm
-			exit !(all >= 100 && asm > 0 && 100 * (all - good) <= all) }" gos.txt
-	'
-fi
+test_expect_success 'a Go program: stacks through its assembly reach main.main' '
+	test -n "${HOME:-}" || export GOCACHE="$TRASH/gocache"
+	CGO_ENABLED=0 go build -o gostack "$TEST_DIR/record/gostack.go" &&
+	"$PROFIL" record -g -o gos -- ./gostack 2 > /dev/null && folded gos > gos.txt &&
+	awk "{ s = \$0; sub(/ [0-9]+\$/, \"\", s); n = split(s, f, \";\")
+		if (f[n] !~ /^(crypto\\/sha256|sort)\\./) next
+		all += \$NF; if (f[n] ~ /^crypto\\/sha256\\.block/) asm += \$NF
+		if (s ~ /^runtime\\.goexit\\.abi0;runtime\\.main;main\\.main;main\\.(hash|sort)Loop;/)
+			good += \$NF }
+		END { printf \"%d of %d samples of the work reach main.main, %d in assembly\\n\",
+			good, all, asm
+		exit !(all >= 100 && asm > 0 && 100 * (all - good) <= all) }" gos.txt
+'
 
 for clock in outside timer ring; do
 	test_expect_success "--clock $clock: --call-graph fp keeps the frame-pointer walk: one-frame stacks here" '

@@ -5,6 +5,7 @@
 # node wrote.  Each input is also fed cut in two, as a file is read while its JIT still writes
 # it: the names taken must be those of the whole file at once.
 . "$(dirname "$0")/lib.sh"
+test_needs nodejs:node
 
 # Known answers first: pieces, reused memory, a moved code, files that are not what they claim.
 test_run_prog jitnames "$B/tests/report/jitnames"

@@ -10,6 +10,7 @@
 # (libprofil-record.so, the signal return trampoline __restore_rt, the `profil record`
 # launcher) are left out of perf's side and reported.
 . "$(dirname "$0")/lib.sh"
+test_needs linux-perf:perf python3:python3 xz-utils:xz gzip:gzip sqlite3:sqlite3
 
 P=$B/profil
 if ! perf record -q -e cpu-clock:u -o probe.data -- true > /dev/null 2>&1; then

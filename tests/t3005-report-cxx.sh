@@ -2,6 +2,7 @@
 # t3005-report-cxx: C++ functions show demangled, as perf and `gprof -C` show them (profil(1):
 # "C++ names are demangled"); the expected name comes from binutils' c++filt, not from profil.
 . "$(dirname "$0")/lib.sh"
+test_needs g++:g++
 
 P=$B/profil
 cat > widget.cc <<'EOC'

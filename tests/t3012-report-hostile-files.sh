@@ -4,6 +4,7 @@
 # FIFO or a sparse 4 GiB file named *.profil, sample counts whose sum wraps 64 bits, and a file
 # of 20,000 mappings.
 . "$(dirname "$0")/lib.sh"
+test_needs time:/usr/bin/time nodejs:node python3:python3
 
 P=$B/profil
 H="python3 $TEST_DIR/report/hostile.py"

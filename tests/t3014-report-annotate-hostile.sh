@@ -4,6 +4,7 @@
 # /dev/zero there made it loop forever and a FIFO blocked it; now only a regular file of a
 # sane size is shown, anything else gives the counted lines alone, quickly.
 . "$(dirname "$0")/lib.sh"
+test_needs time:/usr/bin/time
 
 P=$B/profil
 R=$ROOT/tests/report

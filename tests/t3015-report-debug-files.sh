@@ -5,6 +5,7 @@
 # the report; and with DEBUGINFOD_URLS set each module without debug information waited on
 # the network.  debuginfod is now used only when PROFIL_DEBUGINFOD is set.
 . "$(dirname "$0")/lib.sh"
+test_needs python3:python3
 
 P=$B/profil
 mkdir bin

@@ -5,6 +5,7 @@
 # rows, and U+FFFE or U+FFFF made the whole SVG invalid XML.  Control characters now show as
 # `ls -b` shows them ("\033"), and every export stays valid for its reader.
 . "$(dirname "$0")/lib.sh"
+test_needs python3:python3
 
 P=$B/profil
 python3 "$TEST_DIR/report/hostile.py" names n.profil || echo "not ok - hostile.py wrote a profile"

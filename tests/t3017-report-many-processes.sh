@@ -4,6 +4,7 @@
 # one file, and stays readable: the summary and --per-program give a line or a table per
 # program, not one per process (issue 8, item 3).
 . "$(dirname "$0")/lib.sh"
+test_needs time:/usr/bin/time strace:strace python3:python3
 
 P=$B/profil
 BIN=$B/tests/report/mkstacks

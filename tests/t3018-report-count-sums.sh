@@ -5,6 +5,7 @@
 # 2^63 - 1 ticks where there were 2^64 and more.  The flat view saturated already; now every
 # view sums through the same helper.
 . "$(dirname "$0")/lib.sh"
+test_needs python3:python3
 
 P=$B/profil
 BIN=$B/tests/report/mkstacks

@@ -4,6 +4,7 @@
 # disambiguators.  The expected names come from binutils' c++filt --no-verbose on the symbols nm
 # lists, not from profil; --no-demangle shows those symbols as they are.
 . "$(dirname "$0")/lib.sh"
+test_needs rustc:rustc
 
 P=$B/profil
 test_run_prog demangle "$B/tests/report/demangle"

@@ -5,6 +5,7 @@
 # `profil report`, to the sample.  Then usage errors (exit 2) and bad files (exit 1, one
 # message naming the file, no output left behind).
 . "$(dirname "$0")/lib.sh"
+test_needs golang-go:go python3:python3
 
 P=$B/profil
 MK=$B/tests/report/mkprofile

@@ -6,6 +6,7 @@
 # from the sample count (5 standard deviations, plus a few ticks for the clock's granularity at
 # each of the three segment boundaries).
 . "$(dirname "$0")/lib.sh"
+test_needs golang-go:go
 
 P=$B/profil
 PROG=$B/tests/progs/callers

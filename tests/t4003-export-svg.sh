@@ -6,6 +6,7 @@
 # and "Reset zoom" undoes the zoom.  Screenshots stay in the test's temporary directory, or go
 # to $PROFIL_TEST_SHOTS when that is set (never into the repository).
 . "$(dirname "$0")/lib.sh"
+test_needs golang-go:go python3:python3 chromium:chromium
 
 P=$B/profil
 cp "$B/tests/report/libplugin.so" gone.so

@@ -5,6 +5,7 @@
 # samples `profil report` gives it, and as total the samples of the stacks it is on.
 # speedscope is installed once per build directory with npm (pinned version).
 . "$(dirname "$0")/lib.sh"
+test_needs npm:npm python3:python3
 
 P=$B/profil
 SS_VERSION=1.25.0

@@ -5,6 +5,7 @@
 # file was taken over.  Now only a regular file of ours with one link is replaced, keeping its
 # mode; everything else is refused with a sentence, and the thing at PATH is left as it was.
 . "$(dirname "$0")/lib.sh"
+test_needs nodejs:node python3:python3
 
 P=$B/profil
 python3 "$TEST_DIR/report/hostile.py" counts in.profil 5 ||

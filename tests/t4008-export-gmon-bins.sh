@@ -4,6 +4,7 @@
 # so one heavy bin and one far away made a 352-byte profile export 1.7 GB (issue 11).  Now
 # only the heavy bin is repeated, and GNU gprof still reads every tick.
 . "$(dirname "$0")/lib.sh"
+test_needs time:/usr/bin/time python3:python3
 
 P=$B/profil
 BIN=$B/profil

@@ -4,6 +4,7 @@
 # file of invisible frames: 4 MB of 2,000 stacks 250 deep exported a 156 MB SVG (64 MB of
 # them, 2.5 GB).
 . "$(dirname "$0")/lib.sh"
+test_needs time:/usr/bin/time python3:python3
 
 P=$B/profil
 python3 "$TEST_DIR/report/hostile.py" deep deep.profil 2000 250 ||

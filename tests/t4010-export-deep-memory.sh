@@ -11,6 +11,7 @@
 # symbolizes every frame too but keeps a row per leaf, so its peak is the floor each export
 # is measured from.
 . "$(dirname "$0")/lib.sh"
+test_needs time:/usr/bin/time golang-go:go python3:python3
 
 P=$B/profil
 N=2000
@@ -41,7 +42,6 @@ for cmd in "export -f pprof -o out.pb.gz" "export -f folded -o out.folded" \
 	"
 done
 test_expect_success 'the pprof file is whole: go tool pprof reads every frame' '
-	if ! command -v go > /dev/null; then echo "no go: skipped"; exit 0; fi
 	peak export -f pprof -o out.pb.gz &&
 	go tool pprof -raw out.pb.gz > raw 2> err &&
 	test "$(grep -c "deep.so+0x" raw)" -ge $frames

@@ -6,12 +6,8 @@
 # include/profil.h exports is documented by some page, under a file name that `make install`
 # puts in man3.
 . "$(dirname "$0")/lib.sh"
+test_needs mandoc:mandoc groff-base:groff
 MAN=$ROOT/man
-
-if ! command -v mandoc > /dev/null 2>&1; then
-	echo "not ok - mandoc is installed (tools/deps.sh installs it)"
-	test_done
-fi
 
 for page in "$MAN"/man[1-9]/*.[1-9]; do
 	[ -f "$page" ] || continue

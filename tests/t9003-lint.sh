@@ -3,9 +3,7 @@
 # and bench) finds nothing.  A false positive is suppressed where it occurs, with
 # "// cppcheck-suppress id" and a comment saying why, never globally.
 . "$(dirname "$0")/lib.sh"
-test_expect_success 'cppcheck is installed (tools/deps.sh installs it)' '
-	command -v cppcheck
-'
+test_needs cppcheck:cppcheck
 test_expect_success 'make lint finds nothing' '
 	make -C "$ROOT" -s lint
 '

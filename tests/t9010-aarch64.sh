@@ -3,11 +3,7 @@
 # The libraries are cross-built for aarch64 with the project's own flags, and the signal-context
 # objects pass the same undefined-symbol check there.
 . "$(dirname "$0")/lib.sh"
-
-if ! command -v aarch64-linux-gnu-gcc > /dev/null; then
-	echo "not ok - aarch64-linux-gnu-gcc is missing (tools/deps.sh installs gcc-aarch64-linux-gnu)"
-	exit 0
-fi
+test_needs gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc
 test_expect_success 'libprofil.so and the recorder build for aarch64 with -Werror' '
 	make -s -C "$ROOT" B="$TRASH/arm" CC=aarch64-linux-gnu-gcc \
 		"$TRASH/arm/libprofil.so" "$TRASH/arm/libprofil-record.so" "$TRASH/arm/signal-safe.ok" &&

@@ -2,6 +2,10 @@
 # tools/deps.sh - installs the Debian packages profil needs that are missing, and nothing else.
 # Run by `make demo` and `make check`, so both work on a fresh machine.  Quiet when all present.
 set -eu
+# Not listed: libc6-dbg.  With it, libc's and ld.so's local functions (__libc_start_call_main,
+# start_thread, _dl_runtime_resolve_xsavec) have names in reports; without it they show as
+# libc.so.6+0xOFFSET.  The tests hold either way (tests/lib-record.sh), as a new user's machine has
+# it or not.
 # package            why
 PACKAGES="
 gcc                  compiler
@@ -34,6 +38,8 @@ g++                  t3005: a C++ program, whose names profil report demangles
 rustc                t3019: Rust programs, legacy and v0 mangling, whose names it demangles
 libgoogle-perftools4 bench/record.sh: gperftools' libprofiler.so, compared with profil record
 google-perftools     bench/record.sh: google-pprof reads libprofiler's profiles
+time                 /usr/bin/time: peak memory of report and export (t3012, t3014, t3017, t4008-t4010)
+strace               t3017: counts the opens of a binary across a report of many processes
 "
 missing=
 for p in $(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }'); do
