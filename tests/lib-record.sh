@@ -31,3 +31,14 @@ dump_field() {
 dump_total() {
 	awk '$1 == "sample" { s += $2 } END { print s + 0 }' "$1"
 }
+
+# libc's local functions (__libc_start_call_main, start_thread, clone3) are not in its dynamic
+# symbol table: they have names only where their debug symbols are installed (Debian's
+# libc6-dbg, which tools/deps.sh leaves out: a stack reaches main through libc's start-up
+# whether or not those frames have names).  Without them such a frame is "libc.so.6+0xOFFSET".
+# These extended regular expressions (for grep -E and awk) hold both ways.
+LIBC_LOCAL='libc[.]so[.]6[+]0x[0-9a-f]+'
+# A program's stack from its entry to main, and a thread's from the kernel's clone to its start
+# routine, each ending with the ';' before the next frame.
+TO_MAIN="_start;__libc_start_main;(__libc_start_call_main|$LIBC_LOCAL);main;"
+TO_THREAD="((clone3|$LIBC_LOCAL);)?(start_thread|$LIBC_LOCAL);"

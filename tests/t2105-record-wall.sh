@@ -10,6 +10,7 @@
 # timer and ring clocks, and where perf events are refused), its own thread reading /proc/self.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
+test_needs golang-go:go util-linux:setpriv
 
 W=$B/tests/record/waits
 outside=1
@@ -34,8 +35,8 @@ thirds() {
 # threads start through the recorder's pthread_create, whose frame (thread_main) is not shown.
 reasons() {
 	! grep -q "thread_main" "$1" &&
-	grep -E "^clone3;start_thread;lock_waiter;.*\[wait: futex, sleeping\] [0-9]+$" "$1" &&
-	grep -E "^clone3;start_thread;poll_waiter;.*\[wait: poll, sleeping\] [0-9]+$" "$1" &&
+	grep -E "^${TO_THREAD}lock_waiter;.*\[wait: futex, sleeping\] [0-9]+$" "$1" &&
+	grep -E "^${TO_THREAD}poll_waiter;.*\[wait: poll, sleeping\] [0-9]+$" "$1" &&
 	grep -E "^_start;.*;main;reasons;.*\[wait: wait4, sleeping\] [0-9]+$" "$1"
 }
 
