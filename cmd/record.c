@@ -342,10 +342,12 @@ is_static_elf(const char *path)
 	return r;
 }
 
+/* SIGCHLD only wakes the loop: kept out of got_signal, where it would hide a SIGTERM. */
 static void
 on_signal(int signo)
 {
-	got_signal = signo;
+	if (signo != SIGCHLD)
+		got_signal = signo;
 }
 
 /*
@@ -456,6 +458,24 @@ monotonic_ns(void)
 }
 
 /*
+ * ppoll(2) lets our signals in only while it waits: when a descriptor is ready it returns at once
+ * and they stay pending.  Let in here, between two waits, so that a busy ring cannot keep ^C out.
+ */
+static void
+signals_deliver(const sigset_t *wait_mask)
+{
+	sigset_t pending, cur;
+
+	if (sigpending(&pending) != 0 || sigisemptyset(&pending))
+		return;
+	sigprocmask(SIG_SETMASK, wait_mask, &cur);
+	sigprocmask(SIG_SETMASK, &cur, NULL);
+}
+
+#define LOOP_RINGS	512
+#define LOOP_PIDFDS	64
+
+/*
  * Waits for the rings, the processes' pidfds and our signals, reading the rings as they fill
  * and at least every 100 ms, and writing running images about once a second.  With wall_ns,
  * the waiting threads are sampled every wall_ns (late ticks count the periods they missed).
@@ -465,13 +485,21 @@ static void
 outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const sigset_t *wait_mask,
     uint64_t wall_ns, int (*done)(void *arg), void *arg)
 {
-	struct pollfd fds[512 + 64];
+	struct pollfd fds[LOOP_RINGS + LOOP_PIDFDS];
+	size_t slot[LOOP_RINGS + LOOP_PIDFDS];
+	/*
+	 * A descriptor that hung up polls ready at once for ever after: the pidfd of a process
+	 * that ended, a ring whose event's thread exited (the ring still takes the records of the
+	 * other threads, read on the timeout).  Polled again, each would make this loop spin.
+	 */
+	unsigned char gone[LOOP_RINGS + LOOP_PIDFDS] = { 0 };
 	uint64_t last_snapshot = 0, next_wall = monotonic_ns() + wall_ns;
 
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		size_t n = profil_outside_pollfds(s, fds, 512), i;
+		size_t nrings = profil_outside_pollfds(s, fds, LOOP_RINGS), n = 0, i;
 		uint64_t ms, now = monotonic_ns();
+		int ready;
 
 		if (wall_ns > 0) {
 			uint64_t wait = next_wall > now ? next_wall - now : 0;
@@ -479,13 +507,26 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 			if (wait < 100 * 1000 * 1000)
 				ts.tv_nsec = (long)wait;
 		}
-
-		for (i = 0; i < npidfds && n < sizeof(fds) / sizeof(fds[0]); i++) {
+		for (i = 0; i < nrings; i++) {
+			if (gone[i])
+				continue;
+			fds[n] = fds[i];
+			slot[n++] = i;
+		}
+		for (i = 0; i < npidfds && i < LOOP_PIDFDS; i++) {
+			if (gone[LOOP_RINGS + i])
+				continue;
 			fds[n].fd = pidfds[i];
 			fds[n].events = POLLIN;
-			fds[n++].revents = 0;
+			fds[n].revents = 0;
+			slot[n++] = LOOP_RINGS + i;
 		}
-		ppoll(fds, n, &ts, wait_mask);
+		ready = ppoll(fds, n, &ts, wait_mask);
+		for (i = 0; ready > 0 && i < n; i++)
+			if ((fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0 ||
+			    (slot[i] >= LOOP_RINGS && fds[i].revents != 0))
+				gone[slot[i]] = 1;
+		signals_deliver(wait_mask);
 		profil_outside_read(s, 0);
 		if (done(arg))
 			return;
