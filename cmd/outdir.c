@@ -207,8 +207,8 @@ rotate(const char *path)
 	}
 	/* Moving a link would not move the recording it leads to; nor is another's ours to move. */
 	if (S_ISLNK(st.st_mode)) {
-		profil_cmd_error("output directory is a symbolic link to a recording, left as it is "
-		    "(--append adds to it)", path);
+		profil_cmd_error("output directory is a symbolic link to a recording, left as it "
+		    "is (--append adds to it)", path);
 		return 1;
 	}
 	if (st.st_uid != geteuid()) {
@@ -223,8 +223,8 @@ rotate(const char *path)
 	if (lstat(old, &st) == 0) {
 		kind = S_ISDIR(st.st_mode) ? classify_path(old, 0) : OUTDIR_OTHER;
 		if (kind == OUTDIR_OTHER || st.st_uid != geteuid()) {
-			profil_cmd_error("the previous recording's place holds something else, left "
-			    "as it is (another -o, or --append)", old);
+			profil_cmd_error("the previous recording's place holds something else, "
+			    "left as it is (another -o, or --append)", old);
 			return 1;
 		}
 		r = kind < 0 ? kind : remove_recording(old);
@@ -393,7 +393,8 @@ profil_cmd_outdir_summary(const struct profil_cmd_outdir *d)
 	human_size(bytes, size, sizeof(size));
 	fprintf(stderr, "profil: %zu process%s, %" PRIu64 " sample%s, %s in %s%s\n", files,
 	    files == 1 ? "" : "es", samples, samples == 1 ? "" : "s", size,
-	    profil_escape(d->path, shown, sizeof(shown)), n > 0 && d->path[n - 1] == '/' ? "" : "/");
+	    profil_escape(d->path, shown, sizeof(shown)),
+	    n > 0 && d->path[n - 1] == '/' ? "" : "/");
 }
 
 void

@@ -62,7 +62,8 @@ test_expect_success 'a DIR.old that is not a recording: refused, both left as th
 	mkdir keep.old && echo mine > keep.old/data && ls keep > before &&
 	"$PROFIL" record -o keep -- "$REC/exits" exit 0.1 > /dev/null 2> keep.err
 	rc=$? && cat keep.err && test $rc -eq 1 && grep "^profil: .*: .keep\.old.$" keep.err &&
-	ls keep | diff before - && test "$(cat keep.old/data)" = mine && test "$(ls keep.old)" = data
+	ls keep | diff before - && test "$(cat keep.old/data)" = mine &&
+	test "$(ls keep.old)" = data
 '
 
 test_expect_success 'an empty directory is used as it is; a missing one is made' '

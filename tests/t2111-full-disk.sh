@@ -30,11 +30,12 @@ for f in pprof folded svg gmon; do
 	"$PROFIL" export -f $f -o sizes/out.$f big > /dev/null 2>&1
 	kb=$(du -sk sizes/out.$f | cut -f 1)
 	for free in 0 $((kb / 2)); do
-		test_expect_success "export -f $f ($kb KiB), $free KiB free: exit 1, ENOSPC's text" "
+		test_expect_success "export -f $f ($kb KiB), $free KiB free: exit 1, ENOSPC text" "
 			fill $free &&
 			\"\$PROFIL\" export -f $f -o full/out.$f big > /dev/null 2> $f.err
 			rc=\$? && grep -v 'no debug information' $f.err; echo \"status \$rc\" &&
-			test \$rc -eq 1 && grep -q '^profil: No space left on device: .full/out.$f' $f.err &&
+			test \$rc -eq 1 &&
+			grep -q '^profil: No space left on device: .full/out.$f' $f.err &&
 			! grep -q 'Input/output error' $f.err &&
 			rm -rf full/out.gmon && ! ls -A full | grep -v '^fill\$' | grep .
 		"

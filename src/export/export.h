@@ -28,7 +28,7 @@ struct profil_output {
 	FILE *f;
 	char *path;
 	char *tmp;			/* NULL for standard output */
-	struct profil_output_sink *sink;	/* f's writes, with the errno of the first that failed */
+	struct profil_output_sink *sink;	/* f's writes, and the errno of the first failed */
 };
 
 /*
