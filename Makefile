@@ -33,10 +33,11 @@ CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c sr
 	src/jit/*.c \
 	src/cfi/*.c) src/sample/walk.c
 CLI_PKGS   := libdw zlib
-CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
+PKG_CONFIG ?= pkg-config
+CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS) 2>/dev/null)
 # binutils' libiberty demangles C++ and Rust names, as c++filt does; it has no pkg-config file and
 # Debian ships it as a static library alone (built -fPIC: it links into the PIE profil is).
-CLI_LIBS    = $(shell pkg-config --libs $(CLI_PKGS)) -liberty -lm
+CLI_LIBS    = $(shell $(PKG_CONFIG) --libs $(CLI_PKGS)) -liberty -lm
 
 SONAME := libprofil.so.$(SOVERSION)
 SOFILE := libprofil.so.$(VERSION)
@@ -51,15 +52,20 @@ PROG_BIN    := $(PROG_SRC:tests/progs/%.c=$(B)/tests/progs/%)
 BENCH_SRC   := $(wildcard bench/progs/*.c)
 BENCH_BIN   := $(BENCH_SRC:bench/progs/%.c=$(B)/bench/%)
 
-.PHONY: all check install clean bench lint tests deps demo fuzz
+.PHONY: all check install clean bench lint tests deps demo fuzz cli-deps
 all: $(B)/libprofil.so $(B)/libprofil.a $(B)/profil $(B)/demo $(REC_SO)
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
 
+# What the command is built with, checked before any of it compiles (order-only: the check runs
+# every time and rebuilds nothing); a missing library is named with the command to install it.
+cli-deps:
+	@PKG_CONFIG="$(PKG_CONFIG)" CC="$(CC)" tools/check-cli-deps.sh $(CLI_PKGS)
+
 # The command's own objects (no -fvisibility games, linked into one program).
-$(B)/cli/%.o: %.c
+$(B)/cli/%.o: %.c | cli-deps
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
 

@@ -125,7 +125,7 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 	else
 		err = profil_export_pprof(r, o.f);
 	if (err != 0) {
-		profil_output_abort(&o);
+		err = profil_output_abort(&o, err);
 		profil_cmd_error(strerror(-err), out);
 		return 1;
 	}

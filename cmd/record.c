@@ -29,6 +29,7 @@
 
 #include "cmd.h"
 #include "format/format.h"
+#include "outdir.h"
 #include "jit/jit.h"
 #include "outside/outside.h"
 #include "record/protocol.h"
@@ -49,14 +50,16 @@ struct record_opts {
 	int noexec;
 	const char *clock;		/* as given, or NULL (auto) */
 	const char *pids;		/* -p */
+	int append;			/* --append: add to the recording in dir */
+	int quiet;			/* -q: no line at the start and end */
 };
 
 static int
 usage(FILE *f)
 {
-	fprintf(f, "usage: profil record [-F HZ] [-g] [--wall] [-o DIR] [-x] [--clock CLOCK] -- "
-	    "COMMAND [ARGS...]\n"
-	    "       profil record [-F HZ] [-g] [-o DIR] -p PID[,PID...]\n"
+	fprintf(f, "usage: profil record [-F HZ] [-g] [--wall] [-o DIR] [--append] [-q] [-x]\n"
+	    "           [--clock CLOCK] -- COMMAND [ARGS...]\n"
+	    "       profil record [-F HZ] [-g] [-o DIR] [--append] [-q] -p PID[,PID...]\n"
 	    "  -F, --freq HZ   samples per second of each thread's CPU time, 1..20000\n"
 	    "                  (default 1000)\n"
 	    "  -g              record call stacks (--call-graph cfi)\n"
@@ -67,7 +70,10 @@ usage(FILE *f)
 	    "  --wall          also sample threads while they wait (sleep, I/O, locks), on\n"
 	    "                  wall-clock time, with their stacks (default -F 100);\n"
 	    "                  outside, or inside by the recorder's thread\n"
-	    "  -o, --output DIR  where the profiles go (default ./profil.out/)\n"
+	    "  -o, --output DIR  where the profiles go (default ./profil.out/); a recording\n"
+	    "                  there is kept as DIR.old\n"
+	    "  --append        add to the recording in DIR instead\n"
+	    "  -q, --quiet     no line saying what was recorded\n"
 	    "  -p, --pid PIDS  attach to running processes until they exit or SIGINT\n"
 	    "  -x, --no-exec   do not record the programs COMMAND's processes exec\n"
 	    "  --clock CLOCK   auto (default: outside where perf events are allowed, else\n"
@@ -171,14 +177,16 @@ setup_env(const char *lib, const char *hz, int stacks, int frame_pointers, int w
 }
 
 /*
- * What the profiles written since `since` say that the user should know: a program that has its
- * own SIGPROF handler or ITIMER_PROF (both kept working, but its own profile is its own),
- * threads that could not be sampled, and samples dropped.  Files of other runs in the same
- * directory are left alone.
+ * What the profiles this run wrote say that the user should know: a program that has its own
+ * SIGPROF handler or ITIMER_PROF (both kept working, but its own profile is its own), threads
+ * that could not be sampled, and samples dropped.  Files of other runs in the same directory
+ * (--append) are left alone: told apart by what was there before, not by a time, which the
+ * last run may share to the second.
  */
 static void
-note_profiles(const char *dir, time_t since)
+note_profiles(const struct profil_cmd_outdir *out)
 {
+	const char *dir = out->path;
 	char path[PATH_MAX], err[256], why[600];
 	struct profil_file *f;
 	struct dirent *d;
@@ -194,7 +202,7 @@ note_profiles(const char *dir, time_t since)
 		if (d->d_name[0] == '.' || n < 8 || strcmp(d->d_name + n - 7, ".profil") != 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		if (stat(path, &st) != 0 || st.st_mtime < since ||
+		if (stat(path, &st) != 0 || !profil_cmd_outdir_is_new(out, d->d_name, &st) ||
 		    profil_file_read(path, &f, err, sizeof(err)) != 0)
 			continue;
 		if (f->hdr.flags & PROFIL_HDR_PROGRAM_SIGPROF)
@@ -240,12 +248,11 @@ command_status(int status, const char *cmd)
  * writes its own file.
  */
 static int
-record_inside(const struct record_opts *o, char **cmd)
+record_inside(const struct record_opts *o, char **cmd, const struct profil_cmd_outdir *out)
 {
 	char lib[PATH_MAX + 64];
 	struct sigaction sa, ign;
 	int status;
-	time_t start = time(NULL);
 	pid_t pid;
 
 	if (find_library(lib, sizeof(lib)) < 0) {
@@ -285,7 +292,9 @@ record_inside(const struct record_opts *o, char **cmd)
 			return 1;
 		}
 	}
-	note_profiles(o->dir != NULL ? o->dir : "profil.out", start);
+	note_profiles(out);
+	if (!o->quiet)
+		profil_cmd_outdir_summary(out);
 	return command_status(status, cmd[0]);
 }
 
@@ -342,39 +351,12 @@ is_static_elf(const char *path)
 	return r;
 }
 
+/* SIGCHLD only wakes the loop: kept out of got_signal, where it would hide a SIGTERM. */
 static void
 on_signal(int signo)
 {
-	got_signal = signo;
-}
-
-/*
- * The output directory, made if missing, opened for the *at() calls.  A symbolic link there is
- * followed only if it is the user's own: one planted by another user is refused.
- */
-static int
-open_output(const char *dir)
-{
-	struct stat st;
-	int fd;
-
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		profil_cmd_error("cannot create output directory", dir);
-		fprintf(stderr, "profil: %s\n", strerror(errno));
-		return -1;
-	}
-	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid()) {
-		profil_cmd_error("output directory is another user's symbolic link", dir);
-		return -1;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		char what[128];
-
-		snprintf(what, sizeof(what), "cannot open output directory (%s)", strerror(errno));
-		profil_cmd_error(what, dir);
-	}
-	return fd;
+	if (signo != SIGCHLD)
+		got_signal = signo;
 }
 
 /* What the session says that the user should know: lost samples, a profile not written. */
@@ -456,6 +438,24 @@ monotonic_ns(void)
 }
 
 /*
+ * ppoll(2) lets our signals in only while it waits: when a descriptor is ready it returns at once
+ * and they stay pending.  Let in here, between two waits, so that a busy ring cannot keep ^C out.
+ */
+static void
+signals_deliver(const sigset_t *wait_mask)
+{
+	sigset_t pending, cur;
+
+	if (sigpending(&pending) != 0 || sigisemptyset(&pending))
+		return;
+	sigprocmask(SIG_SETMASK, wait_mask, &cur);
+	sigprocmask(SIG_SETMASK, &cur, NULL);
+}
+
+#define LOOP_RINGS	512
+#define LOOP_PIDFDS	64
+
+/*
  * Waits for the rings, the processes' pidfds and our signals, reading the rings as they fill
  * and at least every 100 ms, and writing running images about once a second.  With wall_ns,
  * the waiting threads are sampled every wall_ns (late ticks count the periods they missed).
@@ -465,13 +465,21 @@ static void
 outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const sigset_t *wait_mask,
     uint64_t wall_ns, int (*done)(void *arg), void *arg)
 {
-	struct pollfd fds[512 + 64];
+	struct pollfd fds[LOOP_RINGS + LOOP_PIDFDS];
+	size_t slot[LOOP_RINGS + LOOP_PIDFDS];
+	/*
+	 * A descriptor that hung up polls ready at once for ever after: the pidfd of a process
+	 * that ended, a ring whose event's thread exited (the ring still takes the records of the
+	 * other threads, read on the timeout).  Polled again, each would make this loop spin.
+	 */
+	unsigned char gone[LOOP_RINGS + LOOP_PIDFDS] = { 0 };
 	uint64_t last_snapshot = 0, next_wall = monotonic_ns() + wall_ns;
 
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		size_t n = profil_outside_pollfds(s, fds, 512), i;
+		size_t nrings = profil_outside_pollfds(s, fds, LOOP_RINGS), n = 0, i;
 		uint64_t ms, now = monotonic_ns();
+		int ready;
 
 		if (wall_ns > 0) {
 			uint64_t wait = next_wall > now ? next_wall - now : 0;
@@ -479,13 +487,26 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 			if (wait < 100 * 1000 * 1000)
 				ts.tv_nsec = (long)wait;
 		}
-
-		for (i = 0; i < npidfds && n < sizeof(fds) / sizeof(fds[0]); i++) {
+		for (i = 0; i < nrings; i++) {
+			if (gone[i])
+				continue;
+			fds[n] = fds[i];
+			slot[n++] = i;
+		}
+		for (i = 0; i < npidfds && i < LOOP_PIDFDS; i++) {
+			if (gone[LOOP_RINGS + i])
+				continue;
 			fds[n].fd = pidfds[i];
 			fds[n].events = POLLIN;
-			fds[n++].revents = 0;
+			fds[n].revents = 0;
+			slot[n++] = LOOP_RINGS + i;
 		}
-		ppoll(fds, n, &ts, wait_mask);
+		ready = ppoll(fds, n, &ts, wait_mask);
+		for (i = 0; ready > 0 && i < n; i++)
+			if ((fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0 ||
+			    (slot[i] >= LOOP_RINGS && fds[i].revents != 0))
+				gone[slot[i]] = 1;
+		signals_deliver(wait_mask);
 		profil_outside_read(s, 0);
 		if (done(arg))
 			return;
@@ -532,7 +553,8 @@ command_done(void *arg)
  * events were refused before the command ran (*refused then holds the errno).
  */
 static int
-record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
+record_outside(const struct record_opts *o, char **cmd, const struct profil_cmd_outdir *out,
+    int *refused)
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
@@ -548,7 +570,7 @@ record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
 	so.stack_copy = o->stack_copy;
 	so.wall = o->wall;
 	so.follow_exec = !o->noexec;
-	so.dirfd = dirfd;
+	so.dirfd = out->fd;
 	if (profil_outside_new(&so, &s) < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
@@ -610,9 +632,11 @@ record_outside(const struct record_opts *o, char **cmd, int dirfd, int *refused)
 		close(pidfd);
 	profil_outside_finish(s);
 	profil_outside_status(s, w.pid, w.status);
-	rc = outside_report(s, o->dir != NULL ? o->dir : "profil.out");
+	rc = outside_report(s, out->path);
 	profil_outside_free(s);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!o->quiet)
+		profil_cmd_outdir_summary(out);
 	r = command_status(w.status, cmd[0]);
 	return r == 0 && rc < 0 ? 1 : r;
 }
@@ -657,7 +681,7 @@ attach_done(void *arg)
  * touched otherwise; at the end the events are closed and they run on.
  */
 static int
-record_attach(const struct record_opts *o, int dirfd)
+record_attach(const struct record_opts *o, const struct profil_cmd_outdir *out)
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
@@ -666,10 +690,10 @@ record_attach(const struct record_opts *o, int dirfd)
 	sigset_t blocked, old;
 	pid_t pids[64];
 	int pidfds[64];
-	char err[512] = "";
+	char err[512] = "", list[64 * 12];
 	const char *p = o->pids;
-	size_t n = 0, i;
-	int r, rc;
+	size_t n = 0, i, len = 0;
+	int r, rc, threads = 0;
 
 	while (*p != '\0') {
 		char *end;
@@ -701,7 +725,7 @@ record_attach(const struct record_opts *o, int dirfd)
 	so.stack_copy = o->stack_copy;
 	so.wall = o->wall;
 	so.follow_exec = 1;
-	so.dirfd = dirfd;
+	so.dirfd = out->fd;
 	if (profil_outside_new(&so, &s) < 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
@@ -723,7 +747,13 @@ record_attach(const struct record_opts *o, int dirfd)
 			return 1;
 		}
 		pidfds[i] = (int)syscall(SYS_pidfd_open, pids[i], 0);
+		threads += r;
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", i > 0 ? ", " : "",
+		    (int)pids[i]);
 	}
+	if (!o->quiet)
+		fprintf(stderr, "profil: attached to %zu process%s (%s), %d thread%s\n", n,
+		    n == 1 ? "" : "es", list, threads, threads == 1 ? "" : "s");
 	w.pids = pids;
 	w.pidfds = pidfds;
 	w.n = n;
@@ -741,9 +771,11 @@ record_attach(const struct record_opts *o, int dirfd)
 		if (pidfds[i] >= 0)
 			close(pidfds[i]);
 	profil_outside_finish(s);
-	rc = outside_report(s, o->dir != NULL ? o->dir : "profil.out");
+	rc = outside_report(s, out->path);
 	profil_outside_free(s);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!o->quiet)
+		profil_cmd_outdir_summary(out);
 	return rc < 0 ? 1 : 0;
 }
 
@@ -794,15 +826,18 @@ profil_cmd_record(int argc, char **argv)
 		{ "clock", required_argument, NULL, 'c' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "wall", no_argument, NULL, 'W' },
+		{ "append", no_argument, NULL, 'A' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct record_opts o = { NULL, 1000, 0, 0, 0, 0, NULL, 0, NULL, NULL };
+	struct record_opts o = { NULL, 1000, 0, 0, 0, 0, NULL, 0, NULL, NULL, 0, 0 };
+	struct profil_cmd_outdir out;
 	char prog[PATH_MAX];
-	int c, dirfd, r, refused = 0, outside;
+	int c, r, refused = 0, outside;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:go:xp:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:go:xp:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (parse_hz(optarg, &o.hzv) < 0) {
@@ -844,6 +879,12 @@ profil_cmd_record(int argc, char **argv)
 			break;
 		case 'W':
 			o.wall = 1;
+			break;
+		case 'A':
+			o.append = 1;
+			break;
+		case 'q':
+			o.quiet = 1;
 			break;
 		case 'h':
 			return usage(stdout);
@@ -891,29 +932,34 @@ profil_cmd_record(int argc, char **argv)
 			refused = -r;
 		}
 	}
-	dirfd = open_output(o.dir != NULL ? o.dir : "profil.out");
-	if (dirfd < 0)
-		return 1;
-	if (o.pids != NULL) {
-		r = record_attach(&o, dirfd);
-		close(dirfd);
-		return r;
-	}
-	if (outside) {
-		r = record_outside(&o, argv + optind, dirfd, &refused);
-		if (r >= 0) {
-			close(dirfd);
-			return r;
-		}
-	}
-	close(dirfd);
-	if (refused != 0)
-		say_inside(refused, argv[optind]);
 	/* Nothing preloads into a static program: said, rather than a silent empty run. */
-	if (resolve_command(argv[optind], prog, sizeof(prog)) == 0 && is_static_elf(prog)) {
+	if (o.pids == NULL && !outside && resolve_command(argv[optind], prog, sizeof(prog)) == 0 &&
+	    is_static_elf(prog)) {
+		if (refused != 0)
+			say_inside(refused, argv[optind]);
 		profil_cmd_error("a statically linked program cannot be recorded from inside; "
 		    "perf events are needed", prog);
 		return 1;
 	}
-	return record_inside(&o, argv + optind);
+	/* Here, before either recorder starts: one place decides where the recording goes. */
+	if (profil_cmd_outdir_open(&out, o.dir != NULL ? o.dir : "profil.out", o.append) != 0)
+		return 1;
+	if (o.pids != NULL)
+		r = record_attach(&o, &out);
+	else if (outside && (r = record_outside(&o, argv + optind, &out, &refused)) >= 0)
+		;
+	else {
+		if (refused != 0)
+			say_inside(refused, argv[optind]);
+		/* The outside recorder was refused only as it started: checked again. */
+		if (resolve_command(argv[optind], prog, sizeof(prog)) == 0 && is_static_elf(prog)) {
+			profil_cmd_error("a statically linked program cannot be recorded from "
+			    "inside; perf events are needed", prog);
+			r = 1;
+		} else {
+			r = record_inside(&o, argv + optind, &out);
+		}
+	}
+	profil_cmd_outdir_release(&out);
+	return r;
 }

@@ -34,14 +34,14 @@ test_expect_success 'own SIGPROF handler and ITIMER_PROF: both keep working, fil
 '
 
 test_expect_success 'outside: own SIGPROF handler and ITIMER_PROF untouched, nothing said' '
-	"$PROFIL" record -o spo -- "$REC/sigprof" 0.5 > spo.out 2> spo.err &&
+	"$PROFIL" record -q -o spo -- "$REC/sigprof" 0.5 > spo.out 2> spo.err &&
 	cat spo.out spo.err && ! test -s spo.err &&
 	test "$(sed -n "s/^sigprof //p" spo.out)" -ge 10 &&
 	"$PROFIL" dump spo/sigprof.*.profil > spo.dump && test "$(dump_total spo.dump)" -ge 300
 '
 
 test_expect_success 'a program without SIGPROF is not flagged, and nothing is said' '
-	"$PROFIL" record -o nosp -- "$REC/exits" exit 0.1 > /dev/null 2> nosp.err
+	"$PROFIL" record -q -o nosp -- "$REC/exits" exit 0.1 > /dev/null 2> nosp.err
 	test $? -eq 7 && ! test -s nosp.err &&
 	"$PROFIL" dump eperf1000/eintr.*.profil > e.dump &&
 	test $(( $(dump_field e.dump flags) & 2 )) -eq 0

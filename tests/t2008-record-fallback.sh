@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
 
-"$REC/noperf" "$PROFIL" record -o fb -- "$REC/split" 1.0 "$PLUGIN" > /dev/null 2> fb.err
+"$REC/noperf" "$PROFIL" record -q -o fb -- "$REC/split" 1.0 "$PLUGIN" > /dev/null 2> fb.err
 "$PROFIL" dump fb/split.*.profil > fb.dump
 "$PROFIL" report --tsv fb/split.*.profil > fb.tsv
 
@@ -50,7 +50,7 @@ test_expect_success 'and the split is still right' '
 '
 
 test_expect_success '--clock ring where refused: one line, the program runs unprofiled' '
-	"$PROFIL" record --clock ring -o fr -- "$REC/noperf" "$REC/exits" exit 0.05 \
+	"$PROFIL" record -q --clock ring -o fr -- "$REC/noperf" "$REC/exits" exit 0.05 \
 		> /dev/null 2> fr.err; test $? -eq 7 && cat fr.err &&
 	test $(wc -l < fr.err) -eq 1 &&
 	grep "^profil: recorder disabled: perf ring buffers refused" fr.err

@@ -22,7 +22,7 @@ as_nobody() {
 for clock in outside ring; do
 	test_expect_success "nobody, -g, 64 threads at once ($clock): all sampled, none refused" '
 		rm -rf "$TRASH/u/out" &&
-		as_nobody u/profil record -g --clock $clock -o "$TRASH/u/out" -- u/manythreads 64 \
+		as_nobody u/profil record -q -g --clock $clock -o "$TRASH/u/out" -- u/manythreads 64 \
 			0.03 > out 2> err
 		cat out err && grep "^threads 64$" out &&
 		# Nothing refused; a few samples lost on full rings is load (the 20 kHz

@@ -38,7 +38,7 @@ test_expect_success 'nothing of the recorder is in the program' '
 		grep -c profil /proc/self/maps; grep \"^Sig[PBIC]\\|^ShdPnd\\|^Threads\" /proc/self/status; \
 		ulimit -n"
 	sh -c "$what" > alone.txt 2>&1
-	"$PROFIL" record -o nothing -- sh -c "$what" > under.txt 2>&1
+	"$PROFIL" record -q -o nothing -- sh -c "$what" > under.txt 2>&1
 	cat under.txt && diff alone.txt under.txt
 '
 
@@ -134,7 +134,7 @@ test_expect_success '-p attaches and, on SIGINT, detaches: the program runs on u
 	"$REC/threads" 3.0 | grep -v "^cpu " | sort > alone.sorted
 	"$REC/threads" 3.0 > att.out & pid=$!
 	sleep 0.3 &&
-	"$PROFIL" record -o att -p $pid 2> att.err & rec=$!
+	"$PROFIL" record -q -o att -p $pid 2> att.err & rec=$!
 	sleep 0.8 && kill -INT $rec && wait $rec; rc=$? && echo "recorder $rc" && test $rc -eq 0 &&
 	kill -0 $pid && wait $pid; prc=$? && echo "program $prc" && test $prc -eq 0 &&
 	grep -v "^cpu " att.out | sort | diff alone.sorted - && cat att.err && ! test -s att.err &&

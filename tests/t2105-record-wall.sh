@@ -59,7 +59,7 @@ for how in timer ring refused; do
 		fi
 		run="$PROFIL record --clock ring" ;;
 	timer) run="$PROFIL record --clock timer" ;;
-	refused) run="$REC/noperf $PROFIL record" ;;
+	refused) run="$REC/noperf $PROFIL record -q" ;;
 	esac
 	test_expect_success "inside ($how): a third each, no EINTR, the waits named" '
 		$run --wall -o in-$how -- "$W" thirds 1 > in.txt 2> in-$how.err &&

@@ -22,10 +22,13 @@ struct profil_report;
  * An output file: opened as path.XXXXXX in the same directory, renamed to path by
  * profil_output_commit().  path "-" is standard output, written in place.
  */
+struct profil_output_sink;
+
 struct profil_output {
 	FILE *f;
 	char *path;
 	char *tmp;			/* NULL for standard output */
+	struct profil_output_sink *sink;	/* f's writes, and the errno of the first failed */
 };
 
 /*
@@ -37,10 +40,16 @@ struct profil_output {
 int profil_output_open(struct profil_output *o, const char *path);
 /* The sentence for an error of the output functions: the refusals above, else strerror. */
 const char *profil_output_strerror(int err);
-/* Flushes, closes and renames; on any error removes the temporary.  Returns 0 or -errno. */
+/*
+ * Flushes, closes and renames; on any error removes the temporary.  Returns 0 or -errno: a
+ * failed write's own (-ENOSPC on a full disk), not the stream's -EIO.
+ */
 int profil_output_commit(struct profil_output *o);
-/* Closes and removes the temporary (after a failed write). */
-void profil_output_abort(struct profil_output *o);
+/*
+ * Closes and removes the temporary, after err (-errno) from a writer.  Returns err, or, when err
+ * is the -EIO a writer says of a stream in error, the -errno of the write that failed.
+ */
+int profil_output_abort(struct profil_output *o, int err);
 
 /*
  * profil_export_folded - one line per distinct stack, "root;...;leaf count", frames named as

@@ -4,6 +4,7 @@
  * over a regular file of the user's, with no other name.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,76 @@ profil_output_strerror(int err)
 	}
 }
 
+/*
+ * The stream's writes: stdio keeps a flag of a failed write, not its errno, which the calls
+ * after it overwrite (the exporters could only say "Input/output error" on a full disk).
+ * The first errno is kept here for profil_output_commit and profil_output_abort to say.
+ */
+struct profil_output_sink {
+	int fd;
+	int error;			/* the first errno of a write, or 0 */
+};
+
+static ssize_t
+sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct profil_output_sink *s = cookie;
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(s->fd, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (s->error == 0)
+				s->error = w < 0 ? errno : EIO;
+			break;
+		}
+		done += (size_t)w;
+	}
+	/* Short: stdio marks the stream in error. */
+	return (ssize_t)done;
+}
+
+/* Standard output is not ours to close; the temporary's descriptor is. */
+static int
+sink_close(void *cookie)
+{
+	struct profil_output_sink *s = cookie;
+
+	if (s->fd != STDOUT_FILENO && close(s->fd) != 0 && s->error == 0)
+		s->error = errno;
+	return 0;
+}
+
+static int
+sink_open(struct profil_output *o, int fd)
+{
+	static const cookie_io_functions_t io = { NULL, sink_write, NULL, sink_close };
+
+	o->sink = calloc(1, sizeof(*o->sink));
+	if (o->sink == NULL)
+		return -ENOMEM;
+	o->sink->fd = fd;
+	o->f = fopencookie(o->sink, "w", io);
+	if (o->f == NULL) {
+		free(o->sink);
+		o->sink = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* err, or the errno of the write behind it when err is the -EIO of a stream in error. */
+static int
+sink_error(const struct profil_output *o, int err)
+{
+	if (o->sink != NULL && o->sink->error != 0 && (err == 0 || err == -EIO))
+		return -o->sink->error;
+	return err;
+}
+
 int
 profil_output_open(struct profil_output *o, const char *path)
 {
@@ -76,8 +147,10 @@ profil_output_open(struct profil_output *o, const char *path)
 
 	memset(o, 0, sizeof(*o));
 	if (strcmp(path, "-") == 0) {
-		o->f = stdout;
-		return 0;
+		/* Whatever stdout holds goes first: the sink writes to its descriptor. */
+		if (fflush(stdout) != 0)
+			return -errno;
+		return sink_open(o, STDOUT_FILENO);
 	}
 	err = check_target(path, &mode);
 	if (err != 0)
@@ -96,9 +169,8 @@ profil_output_open(struct profil_output *o, const char *path)
 		return err;
 	}
 	(void)fchmod(fd, mode);
-	o->f = fdopen(fd, "w");
-	if (o->f == NULL) {
-		err = -errno;
+	err = sink_open(o, fd);
+	if (err != 0) {
 		close(fd);
 		unlink(o->tmp);
 		free(o->tmp);
@@ -113,31 +185,36 @@ profil_output_commit(struct profil_output *o)
 {
 	int err = 0;
 
-	errno = 0;
 	if (fflush(o->f) != 0 || ferror(o->f))
-		err = errno != 0 ? -errno : -EIO;
-	if (o->tmp == NULL)
-		return err;
+		err = -EIO;
+	/* A file's blocks may be allocated only now (NFS, quotas): its close can fail too. */
 	if (fclose(o->f) != 0 && err == 0)
+		err = -EIO;
+	err = sink_error(o, err);
+	if (err == 0 && o->tmp != NULL && rename(o->tmp, o->path) != 0)
 		err = -errno;
-	if (err == 0 && rename(o->tmp, o->path) != 0)
-		err = -errno;
-	if (err != 0)
+	if (err != 0 && o->tmp != NULL)
 		unlink(o->tmp);
+	free(o->sink);
 	free(o->tmp);
 	free(o->path);
+	o->sink = NULL;
 	o->f = NULL;
 	return err;
 }
 
-void
-profil_output_abort(struct profil_output *o)
+int
+profil_output_abort(struct profil_output *o, int err)
 {
-	if (o->tmp == NULL)
-		return;
-	fclose(o->f);
-	unlink(o->tmp);
+	if (o->f != NULL)
+		fclose(o->f);
+	err = sink_error(o, err);
+	if (o->tmp != NULL)
+		unlink(o->tmp);
+	free(o->sink);
 	free(o->tmp);
 	free(o->path);
+	o->sink = NULL;
 	o->f = NULL;
+	return err;
 }

@@ -73,7 +73,7 @@ profil_outside_attach(struct profil_outside *s, pid_t pid, char *err, size_t err
 	char path[64];
 	pid_t *done = NULL;
 	size_t ndone = 0, cap = 0, i;
-	int added, r = 0;
+	int added, r = 0, threads = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	do {
@@ -115,6 +115,8 @@ profil_outside_attach(struct profil_outside *s, pid_t pid, char *err, size_t err
 			/* A thread that ended meanwhile is no error. */
 			if (r == -ESRCH)
 				r = 0;
+			else if (r == 0)
+				threads++;
 		}
 		closedir(dir);
 	} while (r == 0 && added);
@@ -125,7 +127,7 @@ profil_outside_attach(struct profil_outside *s, pid_t pid, char *err, size_t err
 	im = profil_outside_image_of(s, pid, 0);
 	if (im == NULL)
 		im = profil_outside_image_of(s, pid, 1);
-	return im != NULL ? 0 : -ENOMEM;
+	return im != NULL ? threads : -ENOMEM;
 }
 
 void

@@ -75,8 +75,8 @@ int profil_outside_start(struct profil_outside *s, pid_t pid, char *err, size_t 
 /*
  * profil_outside_attach - opens enabled events on every thread of the running process pid and
  * describes its mappings from /proc, so its samples from now on are attributed; the children
- * it starts from now on are followed.  Returns 0 or -errno (-EACCES/-EPERM: no ptrace access
- * or perf_event_paranoid; -ESRCH: gone), with err as above.
+ * it starts from now on are followed.  Returns the number of threads it found, or -errno
+ * (-EACCES/-EPERM: no ptrace access or perf_event_paranoid; -ESRCH: gone), with err as above.
  */
 int profil_outside_attach(struct profil_outside *s, pid_t pid, char *err, size_t errlen);
 

@@ -1,0 +1,413 @@
+/*
+ * outdir.c - the output directory of `profil record` (outdir.h): one recording per directory.
+ * Two runs into one directory used to read back as one ("2 processes") with no word said.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "format/format.h"
+#include "outdir.h"
+#include "report/escape.h"
+
+struct profil_cmd_outdir_entry {
+	char *name;
+	ino_t ino;
+	struct timespec mtime;
+	off_t size;
+};
+
+enum outdir_kind {
+	OUTDIR_EMPTY,
+	OUTDIR_RECORDING,	/* the recorders' files alone */
+	OUTDIR_OTHER,		/* anything else: never moved, never emptied */
+};
+
+/* A profile's name, as the recorders write it and `profil report` reads it. */
+static int
+is_profile_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 7 && strcmp(name + n - 7, ".profil") == 0;
+}
+
+/* A writer's temporary (".<prog>.<pid>.<serial>.tmp"), left by a run killed while writing. */
+static int
+is_temporary_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] == '.' && n > 5 && strcmp(name + n - 4, ".tmp") == 0;
+}
+
+/*
+ * Whether name in dfd is a recorder's file: a regular file, and a temporary or a profile that
+ * starts as one does.  The magic is read rather than trusting the name: a file of the user's
+ * that happens to end in .profil keeps its directory from being moved.
+ */
+static int
+is_recording_file(int dfd, const char *name)
+{
+	char magic[8];
+	struct stat st;
+	int fd, ok;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (is_temporary_name(name))
+		return 1;
+	if (!is_profile_name(name))
+		return 0;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ok = read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
+	    memcmp(magic, PROFIL_FORMAT_MAGIC, sizeof(magic)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* A DIR stream of dfd's directory of its own, dfd staying open. */
+static DIR *
+dir_stream(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dp;
+
+	if (fd < 0)
+		return NULL;
+	dp = fdopendir(fd);
+	if (dp == NULL)
+		close(fd);
+	return dp;
+}
+
+static int
+is_dot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+/* What the directory dfd holds (enum outdir_kind), or -errno. */
+static int
+classify(int dfd)
+{
+	struct dirent *d;
+	int kind = OUTDIR_EMPTY;
+	DIR *dp = dir_stream(dfd);
+
+	if (dp == NULL)
+		return -errno;
+	while ((d = readdir(dp)) != NULL) {
+		if (is_dot(d->d_name))
+			continue;
+		if (!is_recording_file(dfd, d->d_name)) {
+			kind = OUTDIR_OTHER;
+			break;
+		}
+		kind = OUTDIR_RECORDING;
+	}
+	closedir(dp);
+	return kind;
+}
+
+/*
+ * Removes the recording directory path, file by file: each is checked again before it goes, so
+ * a file that appeared since it was classified stays, and so does the directory.
+ */
+static int
+remove_recording(const char *path)
+{
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+	struct dirent *d;
+	DIR *dp;
+
+	if (dfd < 0)
+		return -errno;
+	dp = dir_stream(dfd);
+	if (dp == NULL) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
+	while (r == 0 && (d = readdir(dp)) != NULL) {
+		if (is_dot(d->d_name))
+			continue;
+		if (!is_recording_file(dfd, d->d_name))
+			r = -ENOTEMPTY;
+		else if (unlinkat(dfd, d->d_name, 0) != 0 && errno != ENOENT)
+			r = -errno;
+	}
+	closedir(dp);
+	close(dfd);
+	if (r == 0 && rmdir(path) != 0)
+		r = -errno;
+	return r;
+}
+
+static void
+error_errno(const char *what, int e, const char *subject)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s (%s)", what, strerror(e));
+	profil_cmd_error(msg, subject);
+}
+
+/* The kind of the directory at path, not following a last symbolic link; -errno. */
+static int
+classify_path(const char *path, int follow)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)), k;
+
+	if (fd < 0)
+		return -errno;
+	k = classify(fd);
+	close(fd);
+	return k;
+}
+
+/*
+ * Moves the recording at path (no trailing slash) to path.old, replacing an older one there.
+ * Nothing there, or an empty directory: nothing to do.  Returns 0, or 1 after a message.
+ */
+static int
+rotate(const char *path)
+{
+	char old[PATH_MAX];
+	struct stat st;
+	int kind, r;
+
+	/* Missing or no directory: open_output() makes it, or says why it cannot. */
+	if (lstat(path, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+		return 0;
+	kind = classify_path(path, 1);
+	if (kind == -ENOTDIR || kind == -ENOENT)
+		return 0;
+	if (kind < 0) {
+		error_errno("cannot read output directory", -kind, path);
+		return 1;
+	}
+	if (kind == OUTDIR_EMPTY)
+		return 0;
+	if (kind == OUTDIR_OTHER) {
+		profil_cmd_error("output directory holds other files than profiles, left as it is "
+		    "(another -o, or --append to add to it)", path);
+		return 1;
+	}
+	/* Moving a link would not move the recording it leads to; nor is another's ours to move. */
+	if (S_ISLNK(st.st_mode)) {
+		profil_cmd_error("output directory is a symbolic link to a recording, left as it "
+		    "is (--append adds to it)", path);
+		return 1;
+	}
+	if (st.st_uid != geteuid()) {
+		profil_cmd_error("output directory is another user's recording, left as it is "
+		    "(another -o, or --append to add to it)", path);
+		return 1;
+	}
+	if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old)) {
+		profil_cmd_error("output directory name too long", path);
+		return 1;
+	}
+	if (lstat(old, &st) == 0) {
+		kind = S_ISDIR(st.st_mode) ? classify_path(old, 0) : OUTDIR_OTHER;
+		if (kind == OUTDIR_OTHER || st.st_uid != geteuid()) {
+			profil_cmd_error("the previous recording's place holds something else, "
+			    "left as it is (another -o, or --append)", old);
+			return 1;
+		}
+		r = kind < 0 ? kind : remove_recording(old);
+		if (r < 0) {
+			error_errno("cannot remove the older recording", -r, old);
+			return 1;
+		}
+	} else if (errno != ENOENT) {
+		error_errno("cannot keep the previous recording", errno, old);
+		return 1;
+	}
+	if (rename(path, old) != 0) {
+		error_errno("cannot keep the previous recording", errno, old);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The directory, made if missing, opened for the *at() calls.  A symbolic link there is
+ * followed only if it is the user's own: one planted by another user is refused.
+ */
+static int
+open_output(const char *dir)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		error_errno("cannot create output directory", errno, dir);
+		return -1;
+	}
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid()) {
+		profil_cmd_error("output directory is another user's symbolic link", dir);
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		error_errno("cannot open output directory", errno, dir);
+	return fd;
+}
+
+/* The profiles there now, to tell this run's apart at the end. */
+static int
+remember(struct profil_cmd_outdir *d)
+{
+	struct profil_cmd_outdir_entry *grown;
+	struct dirent *e;
+	struct stat st;
+	DIR *dp = dir_stream(d->fd);
+
+	if (dp == NULL)
+		return -errno;
+	while ((e = readdir(dp)) != NULL) {
+		if (!is_profile_name(e->d_name) ||
+		    fstatat(d->fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		grown = realloc(d->before, (d->nbefore + 1) * sizeof(*grown));
+		if (grown == NULL)
+			break;
+		d->before = grown;
+		grown[d->nbefore].name = strdup(e->d_name);
+		if (grown[d->nbefore].name == NULL)
+			break;
+		grown[d->nbefore].ino = st.st_ino;
+		grown[d->nbefore].mtime = st.st_mtim;
+		grown[d->nbefore].size = st.st_size;
+		d->nbefore++;
+	}
+	closedir(dp);
+	return 0;
+}
+
+int
+profil_cmd_outdir_open(struct profil_cmd_outdir *d, const char *path, int append)
+{
+	char base[PATH_MAX];
+	size_t n = strlen(path);
+
+	memset(d, 0, sizeof(*d));
+	d->path = path;
+	d->fd = -1;
+	/* "out/" is "out": its old copy is "out.old", and a trailing slash would follow a link. */
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= sizeof(base)) {
+		profil_cmd_error("output directory name too long", path);
+		return 1;
+	}
+	memcpy(base, path, n);
+	base[n] = '\0';
+	if (!append && rotate(base) != 0)
+		return 1;
+	d->fd = open_output(path);
+	if (d->fd < 0)
+		return 1;
+	if (append && remember(d) != 0) {
+		error_errno("cannot read output directory", errno, path);
+		profil_cmd_outdir_release(d);
+		return 1;
+	}
+	return 0;
+}
+
+int
+profil_cmd_outdir_is_new(const struct profil_cmd_outdir *d, const char *name,
+    const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < d->nbefore; i++) {
+		const struct profil_cmd_outdir_entry *e = &d->before[i];
+
+		if (strcmp(e->name, name) == 0)
+			return e->ino != st->st_ino || e->size != st->st_size ||
+			    e->mtime.tv_sec != st->st_mtim.tv_sec ||
+			    e->mtime.tv_nsec != st->st_mtim.tv_nsec;
+	}
+	return 1;
+}
+
+/* "52 KB": bytes as a person reads them. */
+static void
+human_size(uint64_t bytes, char *out, size_t cap)
+{
+	if (bytes < 1024)
+		snprintf(out, cap, "%" PRIu64 " bytes", bytes);
+	else if (bytes < 1024 * 1024)
+		snprintf(out, cap, "%.0f KB", (double)bytes / 1024);
+	else if (bytes < 1024ULL * 1024 * 1024)
+		snprintf(out, cap, "%.1f MB", (double)bytes / (1024 * 1024));
+	else
+		snprintf(out, cap, "%.1f GB", (double)bytes / (1024 * 1024 * 1024));
+}
+
+void
+profil_cmd_outdir_summary(const struct profil_cmd_outdir *d)
+{
+	char path[PATH_MAX], size[32], shown[PATH_MAX + 64];
+	uint64_t samples = 0, bytes = 0;
+	size_t files = 0, i, n = strlen(d->path);
+	struct profil_file *f;
+	struct dirent *e;
+	struct stat st;
+	DIR *dp = dir_stream(d->fd);
+
+	if (dp == NULL)
+		return;
+	while ((e = readdir(dp)) != NULL) {
+		if (!is_profile_name(e->d_name) ||
+		    fstatat(d->fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !profil_cmd_outdir_is_new(d, e->d_name, &st))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", d->path, e->d_name);
+		/* As the report counts: a file it reads is a process, its counts its samples. */
+		if (profil_file_read(path, &f, NULL, 0) != 0)
+			continue;
+		files++;
+		bytes += (uint64_t)st.st_size;
+		for (i = 0; i < f->nsamples; i++)
+			samples = samples + f->samples[i].count < samples ? UINT64_MAX :
+			    samples + f->samples[i].count;
+		profil_file_free(f);
+	}
+	closedir(dp);
+	human_size(bytes, size, sizeof(size));
+	fprintf(stderr, "profil: %zu process%s, %" PRIu64 " sample%s, %s in %s%s\n", files,
+	    files == 1 ? "" : "es", samples, samples == 1 ? "" : "s", size,
+	    profil_escape(d->path, shown, sizeof(shown)),
+	    n > 0 && d->path[n - 1] == '/' ? "" : "/");
+}
+
+void
+profil_cmd_outdir_release(struct profil_cmd_outdir *d)
+{
+	size_t i;
+
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	for (i = 0; i < d->nbefore; i++)
+		free(d->before[i].name);
+	free(d->before);
+	d->before = NULL;
+	d->nbefore = 0;
+}

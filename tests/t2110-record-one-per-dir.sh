@@ -1,0 +1,143 @@
+#!/bin/sh
+# t2110-record-one-per-dir: one recording per directory (issue 23, "never mix").  Two runs of
+# `profil record` into ./profil.out read back as one ("2 processes") with no word said.  Now a
+# new recording moves the previous one to DIR.old, as perf keeps perf.data.old, unless
+# --append; a directory holding anything but profiles is refused and left as it is.  The end
+# of a recording says what it wrote, in the report's numbers; -p says what it attached to; -q
+# says neither.  With --append, the notes about profiles speak of this run's files alone.
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIR/lib-record.sh"
+
+outside=1
+if ! "$PROFIL" record -q --clock outside -o probe -- true 2> probe.err; then
+	cat probe.err
+	outside=0
+fi
+
+# progs DIR: the programs of DIR's profiles, sorted, one line.
+progs() {
+	ls "$1" | sed 's/\.[0-9]*\.profil$//' | sort | tr '\n' ' '
+}
+
+test_expect_success 'two recordings in a row: the report shows the second, .old the first' '
+	"$PROFIL" record -- "$REC/exits" exit 0.1 > /dev/null; test $? -eq 7 &&
+	"$PROFIL" record -- "$REC/threads" 0.2 > /dev/null &&
+	echo "profil.out: $(progs profil.out); .old: $(progs profil.out.old)" &&
+	test "$(progs profil.out)" = "threads " && test "$(progs profil.out.old)" = "exits " &&
+	"$PROFIL" report > r.txt && head -n 2 r.txt &&
+	grep -q "^Flat profile: 1 process," r.txt && grep -q "^  threads\[" r.txt
+'
+
+test_expect_success 'a third: the older .old is replaced, the second kept' '
+	"$PROFIL" record -q -- "$REC/exits" exit 0.1 > /dev/null; test $? -eq 7 &&
+	test "$(progs profil.out)" = "exits " && test "$(progs profil.out.old)" = "threads " &&
+	! test -e profil.out.old.old
+'
+
+test_expect_success '--append adds to the recording there, as before' '
+	"$PROFIL" record -q -o app -- "$REC/exits" exit 0.1 > /dev/null
+	"$PROFIL" record -q -o app --append -- "$REC/threads" 0.2 > /dev/null &&
+	test "$(progs app)" = "exits threads " && ! test -e app.old &&
+	"$PROFIL" report app > a.txt && grep "^Flat profile: 2 processes," a.txt
+'
+
+# Never delete or move what is not a recording: a directory of the user's (a file of another
+# name, or one named .profil that is not a profile) is refused, exit 1, byte for byte as it was.
+test_expect_success 'an -o directory holding other files: refused, left untouched' '
+	mkdir mine && echo notes > mine/notes.txt && echo "not a profile" > mine/old.profil &&
+	ls -lA --time-style=full-iso mine > before && cat mine/* > before.data &&
+	"$PROFIL" record -o mine -- "$REC/exits" exit 0.1 > /dev/null 2> mine.err
+	rc=$? && cat mine.err && test $rc -eq 1 &&
+	grep "^profil: output directory holds other files than profiles, left as it is.*: .mine.$" \
+		mine.err &&
+	ls -lA --time-style=full-iso mine | diff before - && cat mine/* | cmp before.data - &&
+	! test -e mine.old &&
+	mkdir other && echo x > other/x &&
+	"$PROFIL" record -o other/ -- "$REC/exits" exit 0.1 > /dev/null 2> other.err
+	test $? -eq 1 && test "$(ls other)" = x && ! test -e other.old
+'
+
+test_expect_success 'a DIR.old that is not a recording: refused, both left as they are' '
+	"$PROFIL" record -q -o keep -- "$REC/exits" exit 0.1 > /dev/null
+	mkdir keep.old && echo mine > keep.old/data && ls keep > before &&
+	"$PROFIL" record -o keep -- "$REC/exits" exit 0.1 > /dev/null 2> keep.err
+	rc=$? && cat keep.err && test $rc -eq 1 && grep "^profil: .*: .keep\.old.$" keep.err &&
+	ls keep | diff before - && test "$(cat keep.old/data)" = mine &&
+	test "$(ls keep.old)" = data
+'
+
+test_expect_success 'an empty directory is used as it is; a missing one is made' '
+	mkdir empty && "$PROFIL" record -q -o empty -- "$REC/exits" exit 0.1 > /dev/null
+	test "$(progs empty)" = "exits " && ! test -e empty.old &&
+	"$PROFIL" record -q -o new/ -- "$REC/exits" exit 0.1 > /dev/null
+	test "$(progs new)" = "exits " && ! test -e new.old
+'
+
+# size_text BYTES: the end line's size, as it rounds it.
+size_text() {
+	awk -v b="$1" 'BEGIN {
+		if (b < 1024) printf "%d bytes\n", b
+		else if (b < 1048576) printf "%.0f KB\n", b / 1024
+		else printf "%.1f MB\n", b / 1048576 }'
+}
+
+# The processes and samples of the end line are the report's first line's; the size is the
+# files' (stat), and the directory is named.
+test_expect_success 'the end line: processes, samples and size as the report and stat say' '
+	"$PROFIL" record -o many -- sh -c "\"$REC/exits\" exit 0.2; \"$REC/threads\" 0.3" \
+		> /dev/null 2> many.err; test $? -eq 0 &&
+	cat many.err && end=$(grep "^profil: [0-9]* process" many.err) &&
+	"$PROFIL" report many > m.txt && head -n 1 m.txt &&
+	procs=$(sed -n "1s/^Flat profile: \([0-9]*\) process.*/\1/p" m.txt) &&
+	samples=$(sed -n "1s/^Flat profile: .*, \([0-9]*\) samples,.*/\1/p" m.txt) &&
+	bytes=$(stat -c %s many/*.profil | awk "{ s += \$1 } END { print s }") &&
+	test "$procs" -ge 2 &&
+	test "$end" = "profil: $procs processes, $samples samples, $(size_text $bytes) in many/"
+'
+
+test_expect_success '--append: the end line counts this run alone' '
+	"$PROFIL" record -o many --append -- "$REC/exits" exit 0.2 > /dev/null 2> more.err
+	test $? -eq 7 && cat more.err &&
+	"$PROFIL" report "$(ls -t many/exits.*.profil | head -n 1)" > one.txt &&
+	samples=$(sed -n "1s/^Flat profile: .*, \([0-9]*\) samples,.*/\1/p" one.txt) &&
+	grep "^profil: 1 process, $samples samples, .* in many/$" more.err
+'
+
+test_expect_success '-q: nothing said of a recording that went well' '
+	"$PROFIL" record -q -o quiet -- "$REC/exits" exit 0.1 > /dev/null 2> q.err
+	test $? -eq 7 && cat q.err && ! grep "process" q.err &&
+	if [ $outside = 1 ]; then ! test -s q.err; fi
+'
+
+if [ $outside = 1 ]; then
+	test_expect_success '-p says what it attached to, once, and -q not' '
+		"$REC/threads" 0.6 > /dev/null & a=$!
+		sleep 1 & b=$!
+		sleep 0.2 &&
+		"$PROFIL" record -o att -p $a,$b 2> att.err; rc=$?
+		wait $a; cat att.err && test $rc -eq 0 &&
+		test "$(grep -c "^profil: attached to" att.err)" = 1 &&
+		grep -E "^profil: attached to 2 processes \($a, $b\), [0-9]+ threads$" att.err &&
+		t=$(sed -n "s/.*), \([0-9]*\) threads$/\1/p" att.err) && test "$t" -ge 2 &&
+		grep "^profil: 1 process, [0-9]* samples, .* in att/$" att.err &&
+		sleep 0.3 & c=$! &&
+		"$PROFIL" record -q -o attq -p $c 2> attq.err && ! test -s attq.err
+	'
+fi
+
+# Issue 23: "A second recording into the same -o directory repeats warnings about older
+# files."  The recorder inside a program that has its own SIGPROF handler notes it; the second
+# run, appended within the same second, notes its own file and not the first run's again.
+test_expect_success '--append: the notes speak of this run'"'"'s profiles alone' '
+	"$PROFIL" record -q --clock ring -o notes -- "$REC/sigprof" 0.1 > /dev/null 2> n1.err
+	"$PROFIL" record -q --clock ring -o notes --append -- "$REC/sigprof" 0.1 > /dev/null \
+		2> n2.err
+	cat n1.err n2.err &&
+	first=$(ls -tr notes | head -n 1) && second=$(ls -t notes | head -n 1) &&
+	test "$first" != "$second" &&
+	grep -c "own SIGPROF handler" n1.err | grep -qx 1 &&
+	grep -c "own SIGPROF handler" n2.err | grep -qx 1 &&
+	grep "own SIGPROF handler.*$second" n2.err && ! grep -q "$first" n2.err
+'
+
+test_done
