@@ -58,6 +58,16 @@ struct profil_sym_range {
 	const char *name;
 };
 
+/*
+ * A symbol's address, and how far the symbols at or below it that dwfl_module_addrinfo could
+ * choose reach (their largest address + size): where no sized symbol holds an address, whether
+ * it may still name it.
+ */
+struct profil_sym_start {
+	uint64_t addr;
+	uint64_t reach;
+};
+
 /* A module's ELF side (mod->data). */
 struct elf_module {
 	struct profil_module *base;
@@ -68,6 +78,8 @@ struct elf_module {
 	size_t nsegs;
 	struct profil_alias *aliases;	/* sorted by address, one per address */
 	size_t naliases;
+	struct profil_sym_start *starts; /* every symbol's address, sorted, once each */
+	size_t nstarts;
 	struct profil_cu_index *cus;	/* the units looked into */
 	size_t ncus;
 	struct profil_sym_range *syms;	/* sorted by start, disjoint */
@@ -398,6 +410,14 @@ alias_rank(const GElf_Sym *sym, const char *name)
 }
 
 static int
+start_cmp(const void *a, const void *b)
+{
+	const struct profil_sym_start *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int
 alias_cmp(const void *a, const void *b)
 {
 	const struct profil_alias *x = a, *y = b;
@@ -422,10 +442,19 @@ module_load_aliases(struct elf_module *mod)
 	if (n <= 0)
 		return 0;
 	mod->aliases = calloc((size_t)n, sizeof(*mod->aliases));
-	if (mod->aliases == NULL)
+	mod->starts = calloc((size_t)n, sizeof(*mod->starts));
+	if (mod->aliases == NULL || mod->starts == NULL)
 		return -ENOMEM;
 	for (k = 0; k < n; k++) {
 		name = dwfl_module_getsym_info(mod->dm, k, &sym, &addr, &shndx, NULL, NULL);
+		if (name != NULL) {
+			/* Every address; the reach of those libdwfl chooses among. */
+			mod->starts[mod->nstarts].addr = addr - mod->bias;
+			mod->starts[mod->nstarts++].reach = name[0] != '\0' &&
+			    sym.st_shndx != SHN_UNDEF && GELF_ST_TYPE(sym.st_info) != STT_SECTION &&
+			    GELF_ST_TYPE(sym.st_info) != STT_FILE &&
+			    GELF_ST_TYPE(sym.st_info) != STT_TLS ? addr - mod->bias + sym.st_size : 0;
+		}
 		if (name == NULL || name[0] == '\0' || shndx == SHN_UNDEF ||
 		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
 		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
@@ -446,7 +475,37 @@ module_load_aliases(struct elf_module *mod)
 		mod->aliases[j++] = mod->aliases[i];
 	}
 	mod->naliases = j;
+	qsort(mod->starts, mod->nstarts, sizeof(*mod->starts), start_cmp);
+	for (i = 0, j = 0; i < mod->nstarts; i++) {
+		if (j > 0 && mod->starts[i].reach < mod->starts[j - 1].reach)
+			mod->starts[i].reach = mod->starts[j - 1].reach;
+		if (j > 0 && mod->starts[i].addr == mod->starts[j - 1].addr)
+			mod->starts[j - 1].reach = mod->starts[i].reach;
+		else
+			mod->starts[j++] = mod->starts[i];
+	}
+	mod->nstarts = j;
 	return 0;
+}
+
+/*
+ * Whether dwfl_module_addrinfo, which scans every symbol, can only answer NULL for addr: no
+ * symbol it chooses among holds addr (they all end at or below it), and the symbols that end
+ * highest reach past the last address at or below addr, where a sizeless symbol (an assembly
+ * label) would have to be for it to be chosen (libdwfl: "its existence excludes any sizeless
+ * symbol that is below its upper bound").  So the code of a stripped binary between the
+ * symbols it kept costs a binary search, not a scan of all of them for each pc.
+ */
+static int
+module_unnamed(const struct elf_module *mod, uint64_t addr)
+{
+	size_t at = count_at_or_below(mod->starts, mod->nstarts, sizeof(*mod->starts),
+	    offsetof(struct profil_sym_start, addr), addr);
+
+	if (at == 0)
+		return mod->starts != NULL;
+	return mod->starts[at - 1].reach <= addr &&
+	    mod->starts[at - 1].reach > mod->starts[at - 1].addr;
 }
 
 static const char *
@@ -807,7 +866,7 @@ elf_resolve_in(struct elf_module *mod, uint64_t offset, struct profil_location *
 		if (name == NULL && (range = sym_range_find(mod, vaddr, &at)) != NULL) {
 			name = range->name;
 			start = range->start;
-		} else if (name == NULL) {
+		} else if (name == NULL && !module_unnamed(mod, vaddr)) {
 			name = dwfl_module_addrinfo(mod->dm, vaddr + mod->bias, &symoff, &symbol,
 			    NULL, NULL, NULL);
 			if (name != NULL) {
@@ -893,6 +952,7 @@ elf_release(struct profil_module *base)
 	free(mod->syms);
 	free(mod->segs);
 	free(mod->aliases);
+	free(mod->starts);
 	if (mod->dwfl != NULL)
 		dwfl_end(mod->dwfl);
 	free(mod);
