@@ -18,6 +18,9 @@
 
 #define NSEC_PER_SEC 1000000000ULL
 
+/* Where the perf clock's descriptors go, as the recorder's output directory's. */
+#define PERF_FD_HIGH 100
+
 /* Every Linux kernel ticks at least 100 times a second (CONFIG_HZ >= 100). */
 #define TIMER_HZ_GUARANTEED 100
 
@@ -87,6 +90,18 @@ perf_arm(struct profil_thread *t, pid_t tid, unsigned int hz, int signo)
 	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/*
+	 * The tick re-enables the event through this descriptor, so it stays; it moves above the
+	 * numbers a program's first opens get (under a limit of 100 or less it stays where it is).
+	 */
+	if (fd < PERF_FD_HIGH) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, PERF_FD_HIGH);
+
+		if (high >= 0) {
+			close(fd);
+			fd = high;
+		}
+	}
 	if (fd >= PROFIL_MAX_PERF_FD) {
 		close(fd);
 		return -EMFILE;

@@ -38,6 +38,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -675,6 +676,27 @@ flusher_main(void *unused)
 }
 
 /*
+ * The output directory's descriptor is the recorder thread's alone once that thread has a
+ * table of its own: every file is written there, and the program's table gets its number back
+ * (a program under `ulimit -n 16` opens as many files as alone).  A program thread that must
+ * write after all (no answer from the recorder's thread) finds the number gone or another
+ * file's, and writes by path (profil_record_dir_fd()).  Waits at most two seconds for the
+ * thread's start, at start-up or in a fork child, before the program runs on.
+ */
+static void
+dir_leave_program(void)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000000L };
+	int waits, dfd;
+
+	for (waits = 0; atomic_load(&flusher_starting) && waits < 200; waits++)
+		futex(&flusher_starting, FUTEX_WAIT_PRIVATE, 1, &ts);
+	dfd = profil_record_dir_fd();
+	if (atomic_load(&flusher_tid) != 0 && dfd >= 0)
+		close(dfd);
+}
+
+/*
  * A thread of ours makes the calls that need a single-threaded process fail (unshare(2) of a
  * user namespace, EINVAL), also in a fork child.  So with the periodic flush off and a signal
  * clock, which needs no draining, there is none: tables are then not spilled (a full one drops
@@ -704,6 +726,7 @@ flusher_start(void)
 	else
 		atomic_store(&flusher_starting, 0);
 	pthread_attr_destroy(&attr);
+	dir_leave_program();
 }
 
 /*
@@ -822,6 +845,31 @@ record_on_exit(int why, void *unused)
 }
 
 /*
+ * A fork child: the parent's directory descriptor was in its recorder thread's table alone.
+ * The same directory (device and inode) is opened again, high; the child's own recorder
+ * thread takes it as the parent's did.  Failing that, the files are written by path.
+ */
+static void
+dir_reopen(void)
+{
+	struct stat st;
+	int fd;
+
+	if (profil_record_dir_fd() >= 0)
+		return;
+	profil_rec.dir_fd = -1;
+	fd = open(profil_rec.dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != profil_rec.dir_dev ||
+	    (uint64_t)st.st_ino != profil_rec.dir_ino) {
+		close(fd);
+		return;
+	}
+	profil_rec.dir_fd = profil_record_fd_high(fd);
+}
+
+/*
  * fork: the lock is held across it, so the child never inherits a half-written table or file;
  * the child starts empty, under its own name, with a flusher of its own.
  */
@@ -899,6 +947,7 @@ atfork_child(void)
 			profil_ring_forget_all();
 			open_ring(getpid());
 		}
+		dir_reopen();
 		if (profil_record_choose_path() < 0)
 			profil_rec.enabled = 0;
 		else
@@ -932,15 +981,43 @@ env_set(const char *name, const char *value, char *entry, size_t cap)
 }
 
 /*
+ * fd moved to the highest number it may take up to 100, under RLIMIT_NOFILE: above the
+ * numbers a program's first opens get, without growing the kernel's descriptor table for a
+ * limit of a million.  Returns the new descriptor (fd closed), or fd where none is free.
+ */
+int
+profil_record_fd_high(int fd)
+{
+	struct rlimit rl;
+	long want = 100;
+	int high;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)want >= rl.rlim_cur)
+		want = (long)rl.rlim_cur - 1;
+	for (; want > fd; want--) {
+		high = fcntl(fd, F_DUPFD_CLOEXEC, (int)want);
+		if (high >= 0) {
+			close(fd);
+			return high;
+		}
+		if (errno != EMFILE)
+			break;
+	}
+	return fd;
+}
+
+/*
  * Creates and opens the output directory.  The default ./profil.out must be a directory of
  * ours, not a symbolic link or a directory that another user planted where we would write.
- * The descriptor moves above the numbers a program expects to get from its first opens.
+ * The descriptor moves above the numbers a program expects to get from its first opens, and
+ * leaves the program's table once the recorder's thread has a table of its own (flusher_start).
  */
 static int
 make_dir(char *out, size_t cap)
 {
 	const char *d = profil_env_get(PROFIL_RECORD_ENV_DIR);
-	int dflt = d == NULL || *d == '\0', fd, high;
+	int dflt = d == NULL || *d == '\0', fd;
 	struct stat st;
 
 	if (dflt)
@@ -960,12 +1037,7 @@ make_dir(char *out, size_t cap)
 		close(fd);
 		return r;
 	}
-	high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	profil_rec.dir_fd = fd;
+	profil_rec.dir_fd = profil_record_fd_high(fd);
 	profil_rec.dir_dev = (uint64_t)st.st_dev;
 	profil_rec.dir_ino = (uint64_t)st.st_ino;
 	return 0;

@@ -148,6 +148,9 @@ void profil_record_wall_fork_child(void);
 
 uint64_t profil_record_now_ns(void);
 
+/* Moves fd to a high number under RLIMIT_NOFILE: the new descriptor, or fd itself. */
+int profil_record_fd_high(int fd);
+
 /* After dlopen/dlclose: drain, then re-read the mappings.  Takes the lock; keeps errno. */
 void profil_record_maps_changed(void);
 
