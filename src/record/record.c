@@ -84,6 +84,12 @@ static struct {
 static int final_written;		/* an exit or fatal-signal file is out: no more flushes */
 static atomic_int sealed;		/* a seccomp filter reached the recorder thread: no files */
 /*
+ * What a seccomp filter in force at start would kill (seccomp_probe()): clone3(2), so no
+ * thread of ours; unshare(2) or close_range(2), so no descriptor table of its own for the
+ * recorder's thread (it writes nothing, the program's threads write at exit); prctl(2).
+ */
+static int no_threads, no_table, no_prctl;
+/*
  * The exec file is out and the exec is under way: a periodic flush started now would be
  * killed with the old image and leave its temporary file behind.  Cleared if exec fails.
  */
@@ -417,7 +423,7 @@ profil_record_maps_changed(void)
  * not stop it from seeing the program end.  Without a table of its own: opened each time.
  */
 static int stat_fd = -1, status_fd = -1;
-static int start_seccomp;		/* the seccomp mode the recorder started under */
+static int start_seccomp;		/* profil_seccomp_filtered() at start: 0, no filter */
 static long start_level;		/* the recorder thread's seccomp_level() at its start */
 
 static ssize_t
@@ -461,7 +467,7 @@ seccomp_level(void)
 	long filters;
 
 	if (status_fd < 0)
-		return prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+		return profil_seccomp_filtered();
 	n = pread(status_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return LONG_MAX;	/* cannot tell: assume the worst */
@@ -526,7 +532,8 @@ keeper_main(void *unused)
 	(void)unused;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	prctl(PR_SET_NAME, "profil-keep");
+	if (!no_prctl)
+		prctl(PR_SET_NAME, "profil-keep");
 	atomic_store(&keeper_tid, self_tid());
 	while (atomic_load(&keeper_go) == 0)
 		futex(&keeper_go, FUTEX_WAIT_PRIVATE, 0, NULL);
@@ -581,14 +588,15 @@ flusher_main(void *unused)
 	 */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	prctl(PR_SET_NAME, "profil-flush");
+	if (!no_prctl)
+		prctl(PR_SET_NAME, "profil-flush");
 	/*
 	 * A table of our own, emptied of the copies unshare made: holding the program's pipe ends
 	 * would keep its readers from seeing end-of-file.  Without one (old kernel, seccomp), this
 	 * thread opens nothing: it drains rings, and the files are written at exit on the
 	 * program's threads.
 	 */
-	if (atomic_load(&keeper_running) && unshare(CLONE_FILES) == 0 &&
+	if (atomic_load(&keeper_running) && !no_table && unshare(CLONE_FILES) == 0 &&
 	    close_all_but_dir() == 0)
 		files = 1;
 	if (files) {
@@ -709,7 +717,8 @@ flusher_start(void)
 	pthread_attr_t attr;
 	pthread_t t;
 
-	if (profil_real.pthread_create == NULL || (flush_ms == 0 && !ring_mode && !profil_rec.wall))
+	if (profil_real.pthread_create == NULL || no_threads ||
+	    (flush_ms == 0 && !ring_mode && !profil_rec.wall))
 		return;
 	/*
 	 * The keeper first, from this thread: pthread_create mallocs, and from the flusher it
@@ -810,7 +819,8 @@ on_thread_exit(void *unused)
 	(void)unused;
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
-	prctl(PR_GET_NAME, name);
+	if (!no_prctl)
+		prctl(PR_GET_NAME, name);
 	if (!profil_record_lock())
 		return;
 	if (ring_mode)
@@ -921,7 +931,7 @@ atfork_child(void)
 	 * too: with one, the child records nothing rather than risk a killed open(2).
 	 */
 	if (profil_rec.enabled &&
-	    (atomic_load(&sealed) || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != start_seccomp))
+	    (atomic_load(&sealed) || profil_seccomp_filtered() != start_seccomp))
 		profil_rec.enabled = 0;
 	if (profil_rec.enabled) {
 		profil_rec.pid = getpid();
@@ -1072,6 +1082,107 @@ tables_release(void)
 	}
 }
 
+static void
+try_files(void *unused)
+{
+	char buf[16];
+
+	(void)unused;
+	/* Paths under /proc: nothing can be made there, whatever the filter lets through. */
+	profil_seccomp_step("mkdir");
+	mkdir("/proc/profil-probe", 0700);
+	profil_seccomp_step("openat");
+	openat(AT_FDCWD, "/proc/profil-probe/a", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	profil_seccomp_step("renameat");
+	renameat(AT_FDCWD, "/proc/profil-probe/a", AT_FDCWD, "/proc/profil-probe/b");
+	profil_seccomp_step("unlinkat");
+	unlinkat(AT_FDCWD, "/proc/profil-probe/a", 0);
+	profil_seccomp_step("readlink");
+	if (readlink("/proc/self/exe", buf, sizeof(buf)) < 0)
+		return;
+}
+
+static void
+try_threads(void *unused)
+{
+	(void)unused;
+#ifdef SYS_clone3
+	/*
+	 * glibc's pthread_create(3) calls clone3(2) with its 88-byte struct clone_args; flags
+	 * with CLONE_THREAD and no CLONE_SIGHAND make it fail with EINVAL where it is allowed.
+	 */
+	uint64_t args[11] = { CLONE_THREAD };
+
+	profil_seccomp_step("clone3");
+	syscall(SYS_clone3, args, sizeof(args));
+#endif
+}
+
+static void
+try_table(void *unused)
+{
+	(void)unused;
+	profil_seccomp_step("unshare");
+	unshare(CLONE_FILES);
+	profil_seccomp_step("close_range");
+	syscall(SYS_close_range, ~0U - 1, ~0U, 0);
+}
+
+static void
+try_prctl(void *unused)
+{
+	char name[17];
+
+	(void)unused;
+	profil_seccomp_step("prctl");
+	prctl(PR_SET_NAME, "profil-probe");
+	prctl(PR_GET_NAME, name);
+}
+
+static void
+try_ring(void *unused)
+{
+	(void)unused;
+	profil_ring_open(self_tid(), profil_rec.hz, profil_rec.depth > 1);
+}
+
+/* A filter in force at start: what it would kill, probed before anything is armed. */
+static const char *seccomp_note;	/* the first degradation, said once setup is done */
+
+static int
+seccomp_probe(void)
+{
+	if (profil_seccomp_kills(try_files, NULL) != 0)
+		return -EPERM;
+	if (profil_seccomp_kills(try_threads, NULL) != 0) {
+		no_threads = 1;
+		seccomp_note = "no recorder thread, the profile is written at exit";
+	}
+	if (!no_threads && profil_seccomp_kills(try_table, NULL) != 0) {
+		no_table = 1;
+		seccomp_note = "the profile is written at exit";
+	}
+	if (profil_seccomp_kills(try_prctl, NULL) != 0) {
+		no_prctl = 1;
+		if (seccomp_note == NULL)
+			seccomp_note = "the recorder's threads are not named";
+	}
+	return 0;
+}
+
+/* "a seccomp filter kills NAME", for the one line on stderr. */
+static const char *
+seccomp_what(const char *before, const char *after)
+{
+	static char what[160];
+
+	snprintf(what, sizeof(what), "%sa seccomp filter kills %s%s%s", before,
+	    profil_seccomp_killer() != NULL ? profil_seccomp_killer() : "a system call",
+	    after != NULL ? ": " : "", after != NULL ? after : "");
+	return what;
+}
+
 static int
 setup(void)
 {
@@ -1112,6 +1223,10 @@ setup(void)
 		profil_record_warn("ignoring invalid value", PROFIL_RECORD_ENV_CLOCK);
 
 	profil_rec.dir_fd = -1;
+	if (start_seccomp != 0 && seccomp_probe() < 0) {
+		profil_record_warn(seccomp_what("recorder disabled: ", NULL), profil_rec.progname);
+		return -EPERM;
+	}
 	r = make_dir(profil_rec.dir, sizeof(profil_rec.dir));
 	if (r < 0) {
 		profil_record_warn("recorder disabled: cannot create output directory",
@@ -1185,8 +1300,18 @@ setup(void)
 	cpu_start_ns = process_cpu_ns();
 	profil_ring_init(sysconf(_SC_PAGESIZE));
 	if (profil_rec.clock == PROFIL_CLOCK_AUTO || profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
+		const char *why = NULL;
+
+		/* The rings need the recorder's thread to empty them. */
+		if (start_seccomp != 0 && no_threads)
+			why = "the ring clock needs the recorder's thread";
+		else if (start_seccomp != 0 && profil_seccomp_kills(try_ring, NULL) != 0)
+			why = "";
 		profil_record_lock();
-		r = profil_ring_open(self_tid(), profil_rec.hz, profil_rec.depth > 1);
+		r = why != NULL ? -EPERM : profil_ring_open(self_tid(), profil_rec.hz,
+		    profil_rec.depth > 1);
+		if (why != NULL && profil_rec.clock == PROFIL_CLOCK_AUTO && seccomp_note == NULL)
+			seccomp_note = "recording with a signal clock";
 		if (r == 0) {
 			ring_mode = 1;
 			profil_threads_foreach(open_ring_cb, NULL);
@@ -1196,13 +1321,19 @@ setup(void)
 			profil_rec.enabled = 0;
 			tables_release();
 			profil_record_unwind_release();
-			profil_record_warn("recorder disabled: perf ring buffers refused",
-			    strerror(-r));
+			if (why != NULL)
+				profil_record_warn(seccomp_what("recorder disabled: ",
+				    *why != '\0' ? why : NULL), profil_rec.progname);
+			else
+				profil_record_warn("recorder disabled: perf ring buffers refused",
+				    strerror(-r));
 			return r;
 		}
 	}
 	if (ring_mode) {
 		flusher_start();
+		if (seccomp_note != NULL)
+			profil_record_warn(seccomp_what("", seccomp_note), profil_rec.progname);
 		return 0;
 	}
 	profil_engine_lock(&saved);
@@ -1212,11 +1343,18 @@ setup(void)
 		profil_rec.enabled = 0;
 		tables_release();
 		profil_record_unwind_release();
-		profil_record_warn("recorder disabled: cannot start the sampling clock",
-		    strerror(-r));
+		if (start_seccomp != 0 && profil_seccomp_killer() != NULL)
+			profil_record_warn(seccomp_what("recorder disabled: ", NULL),
+			    profil_rec.progname);
+		else
+			profil_record_warn("recorder disabled: cannot start the sampling clock",
+			    strerror(-r));
 		return r;
 	}
 	flusher_start();
+	if (seccomp_note != NULL || (start_seccomp != 0 && profil_seccomp_killer() != NULL))
+		profil_record_warn(seccomp_what("", seccomp_note != NULL ? seccomp_note :
+		    "recording with the timer clock"), profil_rec.progname);
 	return 0;
 }
 
@@ -1229,10 +1367,11 @@ record_init(void)
 
 	profil_real_resolve();
 	/*
-	 * A filter in force from the start (a container's) let the start-up's own opens through:
-	 * the recorder lives with it.  Only a filter added later is a danger (filtered()).
+	 * A filter in force from the start (a container's, systemd's SystemCallFilter=) is probed
+	 * before anything is armed (seccomp_probe()); a filter added later is watched for
+	 * (filtered()).
 	 */
-	start_seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	start_seccomp = profil_seccomp_filtered();
 	/*
 	 * PROFIL_RECORD_EXEC=0: only the first image records; the marker reaches the others.
 	 * Empty is unset: a launcher can make room for it in the environment it passes (bash

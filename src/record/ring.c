@@ -143,6 +143,7 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	size = ring_pages * (size_t)page;
 	for (;;) {
 		ring_attr(&attr, hz, stacks, size);
+		profil_seccomp_step("perf_event_open");
 		fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
@@ -151,6 +152,7 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 		 * RLIMIT_MEMLOCK: with many threads, smaller rings (drained as often) beat
 		 * unsampled threads.
 		 */
+		profil_seccomp_step("mmap");
 		for (;;) {
 			m = mmap(NULL, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			    0);
