@@ -39,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -952,6 +953,7 @@ atfork_child(void)
 		profil_record_spill_forget();
 		profil_rec.nthreads = 0;
 		profil_rec.warned = 0;
+		profil_rec.report_failed = 0;
 		cpu_start_ns = process_cpu_ns();
 		if (ring_mode) {
 			profil_ring_forget_all();
@@ -1141,6 +1143,18 @@ try_prctl(void *unused)
 }
 
 static void
+try_report(void *unused)
+{
+	int fd;
+
+	(void)unused;
+	profil_seccomp_step("socket");
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	profil_seccomp_step("sendto");
+	sendto(fd, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
+}
+
+static void
 try_ring(void *unused)
 {
 	(void)unused;
@@ -1163,6 +1177,9 @@ seccomp_probe(void)
 		no_table = 1;
 		seccomp_note = "the profile is written at exit";
 	}
+	/* The report of a failed write to `profil record` is left out, the write's line stays. */
+	if (profil_rec.report_len != 0 && profil_seccomp_kills(try_report, NULL) != 0)
+		profil_rec.report_len = 0;
 	if (profil_seccomp_kills(try_prctl, NULL) != 0) {
 		no_prctl = 1;
 		if (seccomp_note == NULL)
@@ -1188,7 +1205,7 @@ setup(void)
 {
 	static char dir_entry[sizeof(PROFIL_RECORD_ENV_DIR "=") + sizeof(profil_rec.dir)];
 	struct profil_stacks *s = &profil_rec.stacks;
-	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK), *stacks;
+	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK), *stacks, *report;
 	unsigned long entries;
 	int cfi = 0;
 	ssize_t n;
@@ -1222,6 +1239,11 @@ setup(void)
 	else if (clock != NULL && *clock != '\0' && strcmp(clock, PROFIL_RECORD_CLOCK_AUTO) != 0)
 		profil_record_warn("ignoring invalid value", PROFIL_RECORD_ENV_CLOCK);
 
+	report = profil_env_get(PROFIL_RECORD_ENV_REPORT);
+	if (report != NULL && *report != '\0' && strlen(report) < sizeof(profil_rec.report)) {
+		profil_rec.report_len = (unsigned int)strlen(report);
+		memcpy(profil_rec.report, report, profil_rec.report_len);
+	}
 	profil_rec.dir_fd = -1;
 	if (start_seccomp != 0 && seccomp_probe() < 0) {
 		profil_record_warn(seccomp_what("recorder disabled: ", NULL), profil_rec.progname);

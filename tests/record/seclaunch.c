@@ -2,9 +2,11 @@
  * seclaunch - installs a seccomp filter that kills on one named system call, then execs
  * PROGRAM: the filter is in force from the program's first instruction, as systemd's
  * SystemCallFilter= puts it.  "process" kills the process (SECCOMP_RET_KILL_PROCESS), "thread"
- * the calling thread (SECCOMP_RET_KILL_THREAD).
- * usage: seclaunch SYSCALL process|thread PROGRAM [ARGS...]
+ * the calling thread (SECCOMP_RET_KILL_THREAD); "errno" makes the call fail with EPERM instead,
+ * as a container's default profile does.
+ * usage: seclaunch SYSCALL process|thread|errno PROGRAM [ARGS...]
  */
+#include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -67,6 +69,8 @@ main(int argc, char **argv)
 	f[4].k = (unsigned int)calls[i].nr;
 	if (strcmp(argv[2], "thread") == 0)
 		f[5].k = SECCOMP_RET_KILL_THREAD;
+	else if (strcmp(argv[2], "errno") == 0)
+		f[5].k = SECCOMP_RET_ERRNO | EPERM;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
 		perror("seccomp");
