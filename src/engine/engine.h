@@ -130,8 +130,8 @@ int profil_env_replace(char *entry);
  * cannot tell), read from /proc/thread-self/status, never through prctl(2), which a filter may
  * kill.  profil_seccomp_kills() runs try(arg) in a child process and returns 1 if a filter killed
  * it, 0 if not, -errno if no child could be made; profil_seccomp_step() names, in that child,
- * the call try makes next, and profil_seccomp_killer() the last one a filter killed (static
- * storage), or NULL.  Async-signal-safe; the caller makes sure no other thread probes at once.
+ * the call try makes next, and profil_seccomp_killer() the one a filter killed in the last
+ * probe (static storage), or NULL.  Async-signal-safe; the caller makes sure no other thread probes at once.
  */
 int profil_seccomp_filtered(void);
 int profil_seccomp_kills(void (*try)(void *arg), void *arg);

@@ -114,6 +114,7 @@ profil_seccomp_kills(void (*try)(void *arg), void *arg)
 		step_page = m;
 	}
 	*step_page = NULL;
+	last_killer = NULL;
 	pid = syscall(SYS_clone, 0UL, 0UL, NULL, NULL, 0UL);
 	if (pid < 0)
 		return -errno;

@@ -1163,6 +1163,16 @@ try_ring(void *unused)
 
 /* A filter in force at start: what it would kill, probed before anything is armed. */
 static const char *seccomp_note;	/* the first degradation, said once setup is done */
+static const char *seccomp_call;	/* the call that forced it */
+
+static void
+seccomp_degrade(const char *note)
+{
+	if (seccomp_note != NULL)
+		return;
+	seccomp_note = note;
+	seccomp_call = profil_seccomp_killer();
+}
 
 static int
 seccomp_probe(void)
@@ -1171,32 +1181,31 @@ seccomp_probe(void)
 		return -EPERM;
 	if (profil_seccomp_kills(try_threads, NULL) != 0) {
 		no_threads = 1;
-		seccomp_note = "no recorder thread, the profile is written at exit";
+		seccomp_degrade("no recorder thread, the profile is written at exit");
 	}
 	if (!no_threads && profil_seccomp_kills(try_table, NULL) != 0) {
 		no_table = 1;
-		seccomp_note = "the profile is written at exit";
+		seccomp_degrade("the profile is written at exit");
 	}
 	/* The report of a failed write to `profil record` is left out, the write's line stays. */
 	if (profil_rec.report_len != 0 && profil_seccomp_kills(try_report, NULL) != 0)
 		profil_rec.report_len = 0;
 	if (profil_seccomp_kills(try_prctl, NULL) != 0) {
 		no_prctl = 1;
-		if (seccomp_note == NULL)
-			seccomp_note = "the recorder's threads are not named";
+		seccomp_degrade("the recorder's threads are not named");
 	}
 	return 0;
 }
 
-/* "a seccomp filter kills NAME", for the one line on stderr. */
+/* "a seccomp filter kills CALL", for the one line on stderr. */
 static const char *
-seccomp_what(const char *before, const char *after)
+seccomp_what(const char *before, const char *call, const char *after)
 {
 	static char what[160];
 
 	snprintf(what, sizeof(what), "%sa seccomp filter kills %s%s%s", before,
-	    profil_seccomp_killer() != NULL ? profil_seccomp_killer() : "a system call",
-	    after != NULL ? ": " : "", after != NULL ? after : "");
+	    call != NULL ? call : "a system call", after != NULL ? ": " : "",
+	    after != NULL ? after : "");
 	return what;
 }
 
@@ -1205,7 +1214,7 @@ setup(void)
 {
 	static char dir_entry[sizeof(PROFIL_RECORD_ENV_DIR "=") + sizeof(profil_rec.dir)];
 	struct profil_stacks *s = &profil_rec.stacks;
-	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK), *stacks, *report;
+	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK), *stacks, *report, *killer;
 	unsigned long entries;
 	int cfi = 0;
 	ssize_t n;
@@ -1246,7 +1255,8 @@ setup(void)
 	}
 	profil_rec.dir_fd = -1;
 	if (start_seccomp != 0 && seccomp_probe() < 0) {
-		profil_record_warn(seccomp_what("recorder disabled: ", NULL), profil_rec.progname);
+		profil_record_warn(seccomp_what("recorder disabled: ", profil_seccomp_killer(),
+		    NULL), profil_rec.progname);
 		return -EPERM;
 	}
 	r = make_dir(profil_rec.dir, sizeof(profil_rec.dir));
@@ -1322,18 +1332,21 @@ setup(void)
 	cpu_start_ns = process_cpu_ns();
 	profil_ring_init(sysconf(_SC_PAGESIZE));
 	if (profil_rec.clock == PROFIL_CLOCK_AUTO || profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
-		const char *why = NULL;
+		const char *why = NULL, *call = NULL;
 
 		/* The rings need the recorder's thread to empty them. */
-		if (start_seccomp != 0 && no_threads)
+		if (start_seccomp != 0 && no_threads) {
 			why = "the ring clock needs the recorder's thread";
-		else if (start_seccomp != 0 && profil_seccomp_kills(try_ring, NULL) != 0)
+			call = seccomp_call;
+		} else if (start_seccomp != 0 && profil_seccomp_kills(try_ring, NULL) != 0) {
 			why = "";
+			call = profil_seccomp_killer();
+		}
 		profil_record_lock();
 		r = why != NULL ? -EPERM : profil_ring_open(self_tid(), profil_rec.hz,
 		    profil_rec.depth > 1);
-		if (why != NULL && profil_rec.clock == PROFIL_CLOCK_AUTO && seccomp_note == NULL)
-			seccomp_note = "recording with a signal clock";
+		if (why != NULL && profil_rec.clock == PROFIL_CLOCK_AUTO)
+			seccomp_degrade("recording with a signal clock");
 		if (r == 0) {
 			ring_mode = 1;
 			profil_threads_foreach(open_ring_cb, NULL);
@@ -1344,7 +1357,7 @@ setup(void)
 			tables_release();
 			profil_record_unwind_release();
 			if (why != NULL)
-				profil_record_warn(seccomp_what("recorder disabled: ",
+				profil_record_warn(seccomp_what("recorder disabled: ", call,
 				    *why != '\0' ? why : NULL), profil_rec.progname);
 			else
 				profil_record_warn("recorder disabled: perf ring buffers refused",
@@ -1355,18 +1368,21 @@ setup(void)
 	if (ring_mode) {
 		flusher_start();
 		if (seccomp_note != NULL)
-			profil_record_warn(seccomp_what("", seccomp_note), profil_rec.progname);
+			profil_record_warn(seccomp_what("", seccomp_call, seccomp_note),
+			    profil_rec.progname);
 		return 0;
 	}
 	profil_engine_lock(&saved);
 	r = profil_engine_start_locked(&profil_rec.sink, profil_rec.hz, profil_rec.clock);
 	profil_engine_unlock(&saved);
+	/* Under a filter the engine probed its clock last: what that probe found killed. */
+	killer = start_seccomp != 0 ? profil_seccomp_killer() : NULL;
 	if (r < 0) {
 		profil_rec.enabled = 0;
 		tables_release();
 		profil_record_unwind_release();
-		if (start_seccomp != 0 && profil_seccomp_killer() != NULL)
-			profil_record_warn(seccomp_what("recorder disabled: ", NULL),
+		if (killer != NULL)
+			profil_record_warn(seccomp_what("recorder disabled: ", killer, NULL),
 			    profil_rec.progname);
 		else
 			profil_record_warn("recorder disabled: cannot start the sampling clock",
@@ -1374,9 +1390,9 @@ setup(void)
 		return r;
 	}
 	flusher_start();
-	if (seccomp_note != NULL || (start_seccomp != 0 && profil_seccomp_killer() != NULL))
-		profil_record_warn(seccomp_what("", seccomp_note != NULL ? seccomp_note :
-		    "recording with the timer clock"), profil_rec.progname);
+	if (seccomp_note != NULL)
+		profil_record_warn(seccomp_what("", seccomp_call, seccomp_note),
+		    profil_rec.progname);
 	return 0;
 }
 
