@@ -81,7 +81,8 @@ $(B)/signal-safe.ok: $(SAMPLE_OBJ) tools/check-signal-safe.sh tools/signal-safe.
 # in tools/engine-signal-safe.allow.  Not threads.o (the pthread_create interposer allocates),
 # real.o (dlsym at load) nor env.o (start-up).
 ENGINE_SIGNAL_OBJ := $(SAMPLE_OBJ) $(addprefix $(B)/src/,engine/engine.o engine/clock.o \
-	engine/exit.o engine/hooks.o engine/signal.o engine/tasks.o engine/writable.o \
+	engine/exit.o engine/hooks.o engine/seccomp.o engine/signal.o engine/tasks.o \
+	engine/writable.o \
 	classic/pcsample.o classic/rate.o)
 $(B)/engine-signal-safe.ok: $(ENGINE_SIGNAL_OBJ) tools/check-signal-safe.sh \
 		tools/signal-safe.allow tools/engine-signal-safe.allow

@@ -245,14 +245,15 @@ command_status(int status, const char *cmd)
 
 /*
  * The inside recorder: COMMAND runs with libprofil-record.so preloaded, and each process
- * writes its own file.
+ * writes its own file.  A profile that could not be written makes the status 1 where the
+ * command's is 0, as from outside.
  */
 static int
 record_inside(const struct record_opts *o, char **cmd, const struct profil_cmd_outdir *out)
 {
 	char lib[PATH_MAX + 64];
 	struct sigaction sa, ign;
-	int status;
+	int status, report, failed = 0, r;
 	pid_t pid;
 
 	if (find_library(lib, sizeof(lib)) < 0) {
@@ -264,6 +265,7 @@ record_inside(const struct record_opts *o, char **cmd, const struct profil_cmd_o
 		profil_cmd_error("cannot set the environment", strerror(errno));
 		return 1;
 	}
+	report = profil_cmd_report_open();
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -293,9 +295,14 @@ record_inside(const struct record_opts *o, char **cmd, const struct profil_cmd_o
 		}
 	}
 	note_profiles(out);
+	if (report >= 0) {
+		failed = profil_cmd_report_read(report);
+		close(report);
+	}
 	if (!o->quiet)
 		profil_cmd_outdir_summary(out);
-	return command_status(status, cmd[0]);
+	r = command_status(status, cmd[0]);
+	return r == 0 && failed > 0 ? 1 : r;
 }
 
 /* The program execvp(3) would run for name: its path, through PATH when name has no '/'. */
@@ -779,14 +786,27 @@ record_attach(const struct record_opts *o, const struct profil_cmd_outdir *out)
 	return rc < 0 ? 1 : 0;
 }
 
+/*
+ * The cause as it is: the kernel's perf_event_paranoid refuses with EACCES; a seccomp filter
+ * refuses with the errno it was given (EPERM, ENOSYS) or kills.
+ */
 static void
 say_inside(int e, const char *cmd)
 {
 	char what[200], v[32];
 
-	profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
-	snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid=%s): "
-	    "recording from inside the program", strerror(e), v);
+	if (profil_cmd_probe_killed) {
+		snprintf(what, sizeof(what), "perf events refused (a seccomp filter kills "
+		    "perf_event_open): recording from inside the program");
+	} else if (e != EACCES && profil_cmd_seccomp_filtered()) {
+		snprintf(what, sizeof(what), "perf events refused by a seccomp filter (%s): "
+		    "recording from inside the program", strerror(e));
+	} else {
+		profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
+		snprintf(what, sizeof(what), "perf events refused (%s; "
+		    "kernel.perf_event_paranoid=%s): recording from inside the program",
+		    strerror(e), v);
+	}
 	profil_cmd_error(what, cmd);
 }
 
@@ -918,7 +938,7 @@ profil_cmd_record(int argc, char **argv)
 		}
 	}
 	if (outside) {
-		r = profil_outside_probe();
+		r = profil_cmd_outside_probe();
 		if (r < 0 && (o.pids != NULL || (o.clock != NULL &&
 		    strcmp(o.clock, PROFIL_RECORD_CLOCK_OUTSIDE) == 0))) {
 			char what[200];

@@ -121,7 +121,7 @@ profil_engine_start_locked(const struct profil_sink *sink, unsigned int hz,
     enum profil_clock clock)
 {
 	pid_t self = current_tid();
-	int r;
+	int r, killed;
 
 	if (hz == 0 || hz > PROFIL_HZ_MAX)
 		return -EINVAL;
@@ -142,13 +142,24 @@ profil_engine_start_locked(const struct profil_sink *sink, unsigned int hz,
 	atomic_store(&profil_ticks.armed, 1);
 	atomic_store(&profil_ticks.sink, sink);
 
-	/* The calling thread first: it decides whether perf events are allowed here. */
-	r = arm_thread(self);
-	if (r < 0 && engine.clock == PROFIL_CLOCK_PERF && clock == PROFIL_CLOCK_AUTO) {
-		/* Refused (perf_event_paranoid 3, seccomp, no PERF_EVENTS): fall back. */
-		engine.thread_failures = 0;
-		engine.clock = PROFIL_CLOCK_TIMER;
+	/*
+	 * The calling thread first: it decides whether perf events are allowed here.  Under a
+	 * seccomp filter, a probe child first (profil_clock_allowed()).
+	 */
+	r = killed = profil_clock_allowed(engine.clock, hz, profil_signal_current());
+	if (r == 0)
 		r = arm_thread(self);
+	/*
+	 * Refused (perf_event_paranoid 3, seccomp, no PERF_EVENTS): fall back to the timers.  A
+	 * filter that would kill timer_create(2) leaves perf events to try.
+	 */
+	if (r < 0 && clock == PROFIL_CLOCK_AUTO && (engine.clock == PROFIL_CLOCK_PERF || killed)) {
+		engine.thread_failures = 0;
+		engine.clock = engine.clock == PROFIL_CLOCK_PERF ? PROFIL_CLOCK_TIMER :
+		    PROFIL_CLOCK_PERF;
+		r = profil_clock_allowed(engine.clock, hz, profil_signal_current());
+		if (r == 0)
+			r = arm_thread(self);
 	}
 	if (r < 0) {
 		atomic_store(&profil_ticks.armed, 0);

@@ -73,6 +73,11 @@ int profil_clock_arm(struct profil_thread *t, pid_t tid, int clock, unsigned int
 void profil_clock_disarm(struct profil_thread *t);
 void profil_clock_forget(struct profil_thread *t);
 int profil_clock_resolve(enum profil_clock clock, unsigned int hz);
+/*
+ * 0 if the clock can be armed here; -EPERM if a seccomp filter would kill the calls that arm it
+ * (profil_seccomp_killer() names the one), or the probe could not tell.
+ */
+int profil_clock_allowed(int clock, unsigned int hz, int signo);
 
 /* src/engine/signal.c: the signals taken from the program, behind a shadow disposition. */
 enum profil_signal_owner {
@@ -118,6 +123,20 @@ void profil_exit_fork_child(void);
  */
 const char *profil_env_get(const char *name);
 int profil_env_replace(char *entry);
+
+/*
+ * src/engine/seccomp.c: seccomp filters that kill.  profil_seccomp_filtered() is 0 when the
+ * calling thread runs under no filter, else 1 + the number of filters proc(5) counts (1 where it
+ * cannot tell), read from /proc/thread-self/status, never through prctl(2), which a filter may
+ * kill.  profil_seccomp_kills() runs try(arg) in a child process and returns 1 if a filter killed
+ * it, 0 if not, -errno if no child could be made; profil_seccomp_step() names, in that child,
+ * the call try makes next, and profil_seccomp_killer() the one a filter killed in the last
+ * probe (static storage), or NULL.  Async-signal-safe; the caller makes sure no other thread probes at once.
+ */
+int profil_seccomp_filtered(void);
+int profil_seccomp_kills(void (*try)(void *arg), void *arg);
+void profil_seccomp_step(const char *name);
+const char *profil_seccomp_killer(void);
 
 /* src/engine/writable.c: 0 if [p, p+len) can be read and written, else -EFAULT (or -errno). */
 int profil_memory_writable(void *p, size_t len);

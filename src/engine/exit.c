@@ -106,9 +106,12 @@ fatal_handler(int signo, siginfo_t *si, void *uc)
 
 /*
  * Catches the fatal signals the program leaves at SIG_DFL; the program's own handlers stay,
- * and the program still sees SIG_DFL where it asks (signal.c).  SA_ONSTACK: a stack overflow
- * leaves no room for the signal frame, and the process would die unflushed; the flush itself
- * runs on flush_stack, so the program's alternate stack only holds the frame.
+ * and the program still sees SIG_DFL where it asks (signal.c).  SA_ONSTACK for SIGSEGV and
+ * SIGBUS alone: a stack overflow leaves no room for the signal frame, and the process would die
+ * unflushed; the flush itself runs on flush_stack, so the program's alternate stack only holds
+ * the frame.  The other signals come on a thread's own stack: a program's alternate stack may
+ * be too small for the frame (MINSIGSTKSZ), and a failed frame turns abort(3)'s SIGABRT into
+ * SIGSEGV, another exit status.
  */
 static void
 fatal_install(void)
@@ -125,11 +128,12 @@ fatal_install(void)
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = fatal_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
 	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
 		int s = fatal_signals[i];
 
+		sa.sa_flags = SA_SIGINFO | SA_RESTART |
+		    (s == SIGSEGV || s == SIGBUS ? SA_ONSTACK : 0);
 		if (profil_signal_owner(s) != PROFIL_SIGNAL_PROGRAM ||
 		    profil_real.sigaction(s, NULL, &cur) != 0)
 			continue;

@@ -119,15 +119,25 @@ profil_signal_install(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = profil_tick_handler;
 	/*
-	 * SA_RESTART: a tick never makes a restartable call fail with EINTR.  SA_ONSTACK: a tick
-	 * can land on the last bytes of a stack about to overflow, where the kernel finds no room
-	 * for the signal frame and kills the process with SIGSEGV; a program that catches its own
-	 * overflow has an alternate stack for exactly that.  The handler needs little of it (no
-	 * more than the program's own handler running there already does) and no alternate stack
-	 * means the thread's own stack, as before.
+	 * SA_RESTART: a tick never makes a restartable call fail with EINTR.  No SA_ONSTACK: the
+	 * flags are the process's, but an alternate stack is each thread's, sized for what the
+	 * program runs there, and often too small for the kernel's signal frame (MINSIGSTKSZ is
+	 * 2048 bytes; AT_MINSIGSTKSZ, the frame with every register the CPU has, can be 12 KiB).
+	 * A tick there would kill a program that never takes a signal on it.  On the thread's
+	 * own stack a tick only fails where that stack is within one frame of overflowing: then
+	 * the kernel sends SIGSEGV, which the program that catches its own overflow handles on
+	 * its alternate stack (the fatal-signal handlers of exit.c keep SA_ONSTACK for it), and
+	 * which would have come a few frames later anyway.
 	 */
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/*
+	 * Not SIGSEGV and SIGBUS: a fault in the handler's first bytes, on a stack that had room
+	 * for the frame and no more, must reach the program's overflow handler as its own
+	 * overflow would; blocked, the kernel would kill the process instead.
+	 */
 	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
 	r = profil_signal_take(s, &sa, PROFIL_SIGNAL_TICK);
 	if (r < 0)
 		return r;

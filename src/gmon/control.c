@@ -230,6 +230,14 @@ at_exit(int why, void *arg)
 	profil_gmon_finish();
 }
 
+static void
+try_membarrier(void *unused)
+{
+	(void)unused;
+	profil_seccomp_step("membarrier");
+	syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+}
+
 /*
  * gcrt1.o: __gmon_start__ calls __monstartup(&__executable_start, &etext) before any
  * constructor of the program, then atexit(_mcleanup).
@@ -299,8 +307,10 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	write_header(g);
 	if (profil_gmon_tables_init() < 0)
 		goto fail;
-	g->membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
-	    0) == 0;
+	/* Under a seccomp filter that would kill it, the merge does without (merge.c). */
+	g->membarrier = (profil_seccomp_filtered() == 0 ||
+	    profil_seccomp_kills(try_membarrier, NULL) == 0) &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	profil_engine_hook_add(PROFIL_HOOK_FORK_CHILD, fork_child, NULL);
 	pthread_atfork(fork_prepare, fork_parent, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_EXEC_BEFORE, exec_before, NULL);
@@ -312,7 +322,10 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	profil_engine_lock(&saved);
 	r = profil_gmon_start_locked();
 	profil_engine_unlock(&saved);
-	if (r < 0)
+	if (r < 0 && profil_seccomp_killer() != NULL)
+		profil_gmon_warn("no histogram: a seccomp filter kills the profiling clock's calls",
+		    profil_seccomp_killer());
+	else if (r < 0)
 		profil_gmon_warn("no histogram: cannot start the profiling clock", strerror(-r));
 	return;
 fail:

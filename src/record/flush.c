@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sched.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -299,6 +302,37 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 	write_table(w, &s->tables[1]);
 }
 
+/*
+ * Tells `profil record` (PROFIL_RECORD_REPORT) that this process's file could not be written,
+ * err > 0, or has been since, err 0: one datagram, never waited for.  A descriptor for the
+ * moment of the call, as the file's own.
+ */
+static void
+report(int err)
+{
+	struct sockaddr_un sa;
+	char msg[sizeof(profil_rec.path) + 16];
+	size_t len = 0;
+	int fd;
+
+	if (profil_rec.report_len == 0 || (err == 0 && !profil_rec.report_failed) ||
+	    (err > 0 && profil_rec.report_failed))
+		return;
+	profil_rec.report_failed = err > 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path + 1, profil_rec.report, profil_rec.report_len);
+	append_uint(msg, sizeof(msg), &len, (unsigned long)err);
+	append(msg, sizeof(msg), &len, " ");
+	append(msg, sizeof(msg), &len, profil_rec.path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)&sa,
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + profil_rec.report_len));
+	close(fd);
+}
+
 int
 profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct profil_stats *st)
 {
@@ -328,6 +362,7 @@ profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct p
 	if (fd < 0) {
 		r = -errno;
 		profil_record_warn_errno("cannot create profile", tmp, -r);
+		report(-r);
 		return r;
 	}
 	profil_writer_init(&writer, fd);
@@ -341,5 +376,6 @@ profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct p
 		unlinkat(dfd, at_name(dfd, tmp), 0);
 		profil_record_warn_errno("cannot write profile", profil_rec.path, -r);
 	}
+	report(-r);
 	return r;
 }

@@ -38,6 +38,14 @@
  */
 #define PROFIL_RECORD_ENV_ACTIVE	"PROFIL_RECORD_ACTIVE"
 
+/*
+ * An abstract AF_UNIX datagram socket of the command's ("@name": the name without the leading
+ * NUL byte).  A process whose profile cannot be written sends "ERRNO PATH" there, and "0 PATH"
+ * when a later write of the same file succeeds, so that `profil record` exits 1 with the error
+ * while the program's own exit status stays its own.  Unset with a bare LD_PRELOAD: nothing sent.
+ */
+#define PROFIL_RECORD_ENV_REPORT	"PROFIL_RECORD_REPORT"
+
 #define PROFIL_RECORD_CLOCK_AUTO	"auto"
 #define PROFIL_RECORD_CLOCK_TIMER	"timer"
 #define PROFIL_RECORD_CLOCK_PERF	"perf"

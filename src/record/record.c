@@ -38,6 +38,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -82,6 +84,12 @@ static struct {
 } req;
 static int final_written;		/* an exit or fatal-signal file is out: no more flushes */
 static atomic_int sealed;		/* a seccomp filter reached the recorder thread: no files */
+/*
+ * What a seccomp filter in force at start would kill (seccomp_probe()): clone3(2), so no
+ * thread of ours; unshare(2) or close_range(2), so no descriptor table of its own for the
+ * recorder's thread (it writes nothing, the program's threads write at exit); prctl(2).
+ */
+static int no_threads, no_table, no_prctl;
 /*
  * The exec file is out and the exec is under way: a periodic flush started now would be
  * killed with the old image and leave its temporary file behind.  Cleared if exec fails.
@@ -416,7 +424,7 @@ profil_record_maps_changed(void)
  * not stop it from seeing the program end.  Without a table of its own: opened each time.
  */
 static int stat_fd = -1, status_fd = -1;
-static int start_seccomp;		/* the seccomp mode the recorder started under */
+static int start_seccomp;		/* profil_seccomp_filtered() at start: 0, no filter */
 static long start_level;		/* the recorder thread's seccomp_level() at its start */
 
 static ssize_t
@@ -460,7 +468,7 @@ seccomp_level(void)
 	long filters;
 
 	if (status_fd < 0)
-		return prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+		return profil_seccomp_filtered();
 	n = pread(status_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return LONG_MAX;	/* cannot tell: assume the worst */
@@ -525,7 +533,8 @@ keeper_main(void *unused)
 	(void)unused;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	prctl(PR_SET_NAME, "profil-keep");
+	if (!no_prctl)
+		prctl(PR_SET_NAME, "profil-keep");
 	atomic_store(&keeper_tid, self_tid());
 	while (atomic_load(&keeper_go) == 0)
 		futex(&keeper_go, FUTEX_WAIT_PRIVATE, 0, NULL);
@@ -580,14 +589,15 @@ flusher_main(void *unused)
 	 */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	prctl(PR_SET_NAME, "profil-flush");
+	if (!no_prctl)
+		prctl(PR_SET_NAME, "profil-flush");
 	/*
 	 * A table of our own, emptied of the copies unshare made: holding the program's pipe ends
 	 * would keep its readers from seeing end-of-file.  Without one (old kernel, seccomp), this
 	 * thread opens nothing: it drains rings, and the files are written at exit on the
 	 * program's threads.
 	 */
-	if (atomic_load(&keeper_running) && unshare(CLONE_FILES) == 0 &&
+	if (atomic_load(&keeper_running) && !no_table && unshare(CLONE_FILES) == 0 &&
 	    close_all_but_dir() == 0)
 		files = 1;
 	if (files) {
@@ -675,6 +685,27 @@ flusher_main(void *unused)
 }
 
 /*
+ * The output directory's descriptor is the recorder thread's alone once that thread has a
+ * table of its own: every file is written there, and the program's table gets its number back
+ * (a program under `ulimit -n 16` opens as many files as alone).  A program thread that must
+ * write after all (no answer from the recorder's thread) finds the number gone or another
+ * file's, and writes by path (profil_record_dir_fd()).  Waits at most two seconds for the
+ * thread's start, at start-up or in a fork child, before the program runs on.
+ */
+static void
+dir_leave_program(void)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000000L };
+	int waits, dfd;
+
+	for (waits = 0; atomic_load(&flusher_starting) && waits < 200; waits++)
+		futex(&flusher_starting, FUTEX_WAIT_PRIVATE, 1, &ts);
+	dfd = profil_record_dir_fd();
+	if (atomic_load(&flusher_tid) != 0 && dfd >= 0)
+		close(dfd);
+}
+
+/*
  * A thread of ours makes the calls that need a single-threaded process fail (unshare(2) of a
  * user namespace, EINVAL), also in a fork child.  So with the periodic flush off and a signal
  * clock, which needs no draining, there is none: tables are then not spilled (a full one drops
@@ -687,7 +718,8 @@ flusher_start(void)
 	pthread_attr_t attr;
 	pthread_t t;
 
-	if (profil_real.pthread_create == NULL || (flush_ms == 0 && !ring_mode && !profil_rec.wall))
+	if (profil_real.pthread_create == NULL || no_threads ||
+	    (flush_ms == 0 && !ring_mode && !profil_rec.wall))
 		return;
 	/*
 	 * The keeper first, from this thread: pthread_create mallocs, and from the flusher it
@@ -704,6 +736,7 @@ flusher_start(void)
 	else
 		atomic_store(&flusher_starting, 0);
 	pthread_attr_destroy(&attr);
+	dir_leave_program();
 }
 
 /*
@@ -787,7 +820,8 @@ on_thread_exit(void *unused)
 	(void)unused;
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
-	prctl(PR_GET_NAME, name);
+	if (!no_prctl)
+		prctl(PR_GET_NAME, name);
 	if (!profil_record_lock())
 		return;
 	if (ring_mode)
@@ -819,6 +853,31 @@ record_on_exit(int why, void *unused)
 		flush_now(PROFIL_EXIT_NORMAL, -1);
 	else
 		flush_now(PROFIL_EXIT_SIGNAL, why);
+}
+
+/*
+ * A fork child: the parent's directory descriptor was in its recorder thread's table alone.
+ * The same directory (device and inode) is opened again, high; the child's own recorder
+ * thread takes it as the parent's did.  Failing that, the files are written by path.
+ */
+static void
+dir_reopen(void)
+{
+	struct stat st;
+	int fd;
+
+	if (profil_record_dir_fd() >= 0)
+		return;
+	profil_rec.dir_fd = -1;
+	fd = open(profil_rec.dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != profil_rec.dir_dev ||
+	    (uint64_t)st.st_ino != profil_rec.dir_ino) {
+		close(fd);
+		return;
+	}
+	profil_rec.dir_fd = profil_record_fd_high(fd);
 }
 
 /*
@@ -873,7 +932,7 @@ atfork_child(void)
 	 * too: with one, the child records nothing rather than risk a killed open(2).
 	 */
 	if (profil_rec.enabled &&
-	    (atomic_load(&sealed) || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != start_seccomp))
+	    (atomic_load(&sealed) || profil_seccomp_filtered() != start_seccomp))
 		profil_rec.enabled = 0;
 	if (profil_rec.enabled) {
 		profil_rec.pid = getpid();
@@ -894,11 +953,13 @@ atfork_child(void)
 		profil_record_spill_forget();
 		profil_rec.nthreads = 0;
 		profil_rec.warned = 0;
+		profil_rec.report_failed = 0;
 		cpu_start_ns = process_cpu_ns();
 		if (ring_mode) {
 			profil_ring_forget_all();
 			open_ring(getpid());
 		}
+		dir_reopen();
 		if (profil_record_choose_path() < 0)
 			profil_rec.enabled = 0;
 		else
@@ -932,15 +993,43 @@ env_set(const char *name, const char *value, char *entry, size_t cap)
 }
 
 /*
+ * fd moved to the highest number it may take up to 100, under RLIMIT_NOFILE: above the
+ * numbers a program's first opens get, without growing the kernel's descriptor table for a
+ * limit of a million.  Returns the new descriptor (fd closed), or fd where none is free.
+ */
+int
+profil_record_fd_high(int fd)
+{
+	struct rlimit rl;
+	long want = 100;
+	int high;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)want >= rl.rlim_cur)
+		want = (long)rl.rlim_cur - 1;
+	for (; want > fd; want--) {
+		high = fcntl(fd, F_DUPFD_CLOEXEC, (int)want);
+		if (high >= 0) {
+			close(fd);
+			return high;
+		}
+		if (errno != EMFILE)
+			break;
+	}
+	return fd;
+}
+
+/*
  * Creates and opens the output directory.  The default ./profil.out must be a directory of
  * ours, not a symbolic link or a directory that another user planted where we would write.
- * The descriptor moves above the numbers a program expects to get from its first opens.
+ * The descriptor moves above the numbers a program expects to get from its first opens, and
+ * leaves the program's table once the recorder's thread has a table of its own (flusher_start).
  */
 static int
 make_dir(char *out, size_t cap)
 {
 	const char *d = profil_env_get(PROFIL_RECORD_ENV_DIR);
-	int dflt = d == NULL || *d == '\0', fd, high;
+	int dflt = d == NULL || *d == '\0', fd;
 	struct stat st;
 
 	if (dflt)
@@ -960,12 +1049,7 @@ make_dir(char *out, size_t cap)
 		close(fd);
 		return r;
 	}
-	high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	profil_rec.dir_fd = fd;
+	profil_rec.dir_fd = profil_record_fd_high(fd);
 	profil_rec.dir_dev = (uint64_t)st.st_dev;
 	profil_rec.dir_ino = (uint64_t)st.st_ino;
 	return 0;
@@ -1000,12 +1084,137 @@ tables_release(void)
 	}
 }
 
+static void
+try_files(void *unused)
+{
+	char buf[16];
+
+	(void)unused;
+	/* Paths under /proc: nothing can be made there, whatever the filter lets through. */
+	profil_seccomp_step("mkdir");
+	mkdir("/proc/profil-probe", 0700);
+	profil_seccomp_step("openat");
+	openat(AT_FDCWD, "/proc/profil-probe/a", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	profil_seccomp_step("renameat");
+	renameat(AT_FDCWD, "/proc/profil-probe/a", AT_FDCWD, "/proc/profil-probe/b");
+	profil_seccomp_step("unlinkat");
+	unlinkat(AT_FDCWD, "/proc/profil-probe/a", 0);
+	profil_seccomp_step("readlink");
+	if (readlink("/proc/self/exe", buf, sizeof(buf)) < 0)
+		return;
+}
+
+static void
+try_threads(void *unused)
+{
+	(void)unused;
+#ifdef SYS_clone3
+	/*
+	 * glibc's pthread_create(3) calls clone3(2) with its 88-byte struct clone_args; flags
+	 * with CLONE_THREAD and no CLONE_SIGHAND make it fail with EINVAL where it is allowed.
+	 */
+	uint64_t args[11] = { CLONE_THREAD };
+
+	profil_seccomp_step("clone3");
+	syscall(SYS_clone3, args, sizeof(args));
+#endif
+}
+
+static void
+try_table(void *unused)
+{
+	(void)unused;
+	profil_seccomp_step("unshare");
+	unshare(CLONE_FILES);
+	profil_seccomp_step("close_range");
+	syscall(SYS_close_range, ~0U - 1, ~0U, 0);
+}
+
+static void
+try_prctl(void *unused)
+{
+	char name[17];
+
+	(void)unused;
+	profil_seccomp_step("prctl");
+	prctl(PR_SET_NAME, "profil-probe");
+	prctl(PR_GET_NAME, name);
+}
+
+static void
+try_report(void *unused)
+{
+	int fd;
+
+	(void)unused;
+	profil_seccomp_step("socket");
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	profil_seccomp_step("sendto");
+	sendto(fd, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
+}
+
+static void
+try_ring(void *unused)
+{
+	(void)unused;
+	profil_ring_open(self_tid(), profil_rec.hz, profil_rec.depth > 1);
+}
+
+/* A filter in force at start: what it would kill, probed before anything is armed. */
+static const char *seccomp_note;	/* the first degradation, said once setup is done */
+static const char *seccomp_call;	/* the call that forced it */
+
+static void
+seccomp_degrade(const char *note)
+{
+	if (seccomp_note != NULL)
+		return;
+	seccomp_note = note;
+	seccomp_call = profil_seccomp_killer();
+}
+
+static int
+seccomp_probe(void)
+{
+	if (profil_seccomp_kills(try_files, NULL) != 0)
+		return -EPERM;
+	if (profil_seccomp_kills(try_threads, NULL) != 0) {
+		no_threads = 1;
+		seccomp_degrade("no recorder thread, the profile is written at exit");
+	}
+	if (!no_threads && profil_seccomp_kills(try_table, NULL) != 0) {
+		no_table = 1;
+		seccomp_degrade("the profile is written at exit");
+	}
+	/* The report of a failed write to `profil record` is left out, the write's line stays. */
+	if (profil_rec.report_len != 0 && profil_seccomp_kills(try_report, NULL) != 0)
+		profil_rec.report_len = 0;
+	if (profil_seccomp_kills(try_prctl, NULL) != 0) {
+		no_prctl = 1;
+		seccomp_degrade("the recorder's threads are not named");
+	}
+	return 0;
+}
+
+/* "a seccomp filter kills CALL", for the one line on stderr. */
+static const char *
+seccomp_what(const char *before, const char *call, const char *after)
+{
+	static char what[160];
+
+	snprintf(what, sizeof(what), "%sa seccomp filter kills %s%s%s", before,
+	    call != NULL ? call : "a system call", after != NULL ? ": " : "",
+	    after != NULL ? after : "");
+	return what;
+}
+
 static int
 setup(void)
 {
 	static char dir_entry[sizeof(PROFIL_RECORD_ENV_DIR "=") + sizeof(profil_rec.dir)];
 	struct profil_stacks *s = &profil_rec.stacks;
-	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK), *stacks;
+	const char *clock = profil_env_get(PROFIL_RECORD_ENV_CLOCK), *stacks, *report, *killer;
 	unsigned long entries;
 	int cfi = 0;
 	ssize_t n;
@@ -1039,7 +1248,17 @@ setup(void)
 	else if (clock != NULL && *clock != '\0' && strcmp(clock, PROFIL_RECORD_CLOCK_AUTO) != 0)
 		profil_record_warn("ignoring invalid value", PROFIL_RECORD_ENV_CLOCK);
 
+	report = profil_env_get(PROFIL_RECORD_ENV_REPORT);
+	if (report != NULL && *report != '\0' && strlen(report) < sizeof(profil_rec.report)) {
+		profil_rec.report_len = (unsigned int)strlen(report);
+		memcpy(profil_rec.report, report, profil_rec.report_len);
+	}
 	profil_rec.dir_fd = -1;
+	if (start_seccomp != 0 && seccomp_probe() < 0) {
+		profil_record_warn(seccomp_what("recorder disabled: ", profil_seccomp_killer(),
+		    NULL), profil_rec.progname);
+		return -EPERM;
+	}
 	r = make_dir(profil_rec.dir, sizeof(profil_rec.dir));
 	if (r < 0) {
 		profil_record_warn("recorder disabled: cannot create output directory",
@@ -1113,8 +1332,21 @@ setup(void)
 	cpu_start_ns = process_cpu_ns();
 	profil_ring_init(sysconf(_SC_PAGESIZE));
 	if (profil_rec.clock == PROFIL_CLOCK_AUTO || profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
+		const char *why = NULL, *call = NULL;
+
+		/* The rings need the recorder's thread to empty them. */
+		if (start_seccomp != 0 && no_threads) {
+			why = "the ring clock needs the recorder's thread";
+			call = seccomp_call;
+		} else if (start_seccomp != 0 && profil_seccomp_kills(try_ring, NULL) != 0) {
+			why = "";
+			call = profil_seccomp_killer();
+		}
 		profil_record_lock();
-		r = profil_ring_open(self_tid(), profil_rec.hz, profil_rec.depth > 1);
+		r = why != NULL ? -EPERM : profil_ring_open(self_tid(), profil_rec.hz,
+		    profil_rec.depth > 1);
+		if (why != NULL && profil_rec.clock == PROFIL_CLOCK_AUTO)
+			seccomp_degrade("recording with a signal clock");
 		if (r == 0) {
 			ring_mode = 1;
 			profil_threads_foreach(open_ring_cb, NULL);
@@ -1124,27 +1356,43 @@ setup(void)
 			profil_rec.enabled = 0;
 			tables_release();
 			profil_record_unwind_release();
-			profil_record_warn("recorder disabled: perf ring buffers refused",
-			    strerror(-r));
+			if (why != NULL)
+				profil_record_warn(seccomp_what("recorder disabled: ", call,
+				    *why != '\0' ? why : NULL), profil_rec.progname);
+			else
+				profil_record_warn("recorder disabled: perf ring buffers refused",
+				    strerror(-r));
 			return r;
 		}
 	}
 	if (ring_mode) {
 		flusher_start();
+		if (seccomp_note != NULL)
+			profil_record_warn(seccomp_what("", seccomp_call, seccomp_note),
+			    profil_rec.progname);
 		return 0;
 	}
 	profil_engine_lock(&saved);
 	r = profil_engine_start_locked(&profil_rec.sink, profil_rec.hz, profil_rec.clock);
 	profil_engine_unlock(&saved);
+	/* Under a filter the engine probed its clock last: what that probe found killed. */
+	killer = start_seccomp != 0 ? profil_seccomp_killer() : NULL;
 	if (r < 0) {
 		profil_rec.enabled = 0;
 		tables_release();
 		profil_record_unwind_release();
-		profil_record_warn("recorder disabled: cannot start the sampling clock",
-		    strerror(-r));
+		if (killer != NULL)
+			profil_record_warn(seccomp_what("recorder disabled: ", killer, NULL),
+			    profil_rec.progname);
+		else
+			profil_record_warn("recorder disabled: cannot start the sampling clock",
+			    strerror(-r));
 		return r;
 	}
 	flusher_start();
+	if (seccomp_note != NULL)
+		profil_record_warn(seccomp_what("", seccomp_call, seccomp_note),
+		    profil_rec.progname);
 	return 0;
 }
 
@@ -1157,10 +1405,11 @@ record_init(void)
 
 	profil_real_resolve();
 	/*
-	 * A filter in force from the start (a container's) let the start-up's own opens through:
-	 * the recorder lives with it.  Only a filter added later is a danger (filtered()).
+	 * A filter in force from the start (a container's, systemd's SystemCallFilter=) is probed
+	 * before anything is armed (seccomp_probe()); a filter added later is watched for
+	 * (filtered()).
 	 */
-	start_seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	start_seccomp = profil_seccomp_filtered();
 	/*
 	 * PROFIL_RECORD_EXEC=0: only the first image records; the marker reaches the others.
 	 * Empty is unset: a launcher can make room for it in the environment it passes (bash

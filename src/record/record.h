@@ -61,6 +61,10 @@ struct profil_record {
 	struct profil_record_thread threads[PROFIL_RECORD_MAX_THREADS];
 	size_t nthreads;
 	int warned;			/* said our one line on stderr */
+	/* PROFIL_RECORD_REPORT: where a failed write is reported (flush.c), or empty. */
+	char report[108];
+	unsigned int report_len;	/* bytes of the address's sun_path, 0: none */
+	int report_failed;		/* the last write of this process failed and was said */
 
 	/* Tables spilled so far: SAMPLE records in an unnamed file in the output directory. */
 	int spill_fd;			/* -1: none yet */
@@ -147,6 +151,9 @@ void profil_record_wall_tick(uint64_t weight, uint32_t self, uint32_t keeper);
 void profil_record_wall_fork_child(void);
 
 uint64_t profil_record_now_ns(void);
+
+/* Moves fd to a high number under RLIMIT_NOFILE: the new descriptor, or fd itself. */
+int profil_record_fd_high(int fd);
 
 /* After dlopen/dlclose: drain, then re-read the mappings.  Takes the lock; keeps errno. */
 void profil_record_maps_changed(void);

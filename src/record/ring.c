@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -39,10 +38,13 @@
 #define REGS_BYTES	96	/* the rest of a sample with registers: header, ip, tid, ... */
 #define RECORD_MAX	(STACK_COPY + 256)	/* bytes of one sample record we copy out */
 
+/*
+ * No descriptor is kept: the mapping holds the event, which samples its thread until the thread
+ * ends or the ring is unmapped.  A descriptor per thread would take the program's lowest numbers
+ * (its next open(2) would not get 3) and count against its RLIMIT_NOFILE.
+ */
 struct ring {
 	pid_t tid;			/* 0: free */
-	int fd;
-	uint64_t id;			/* the event's id, to know the fd is still ours */
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
 	size_t size;			/* data bytes, a power of two */
@@ -141,6 +143,7 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	size = ring_pages * (size_t)page;
 	for (;;) {
 		ring_attr(&attr, hz, stacks, size);
+		profil_seccomp_step("perf_event_open");
 		fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
@@ -149,6 +152,7 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 		 * RLIMIT_MEMLOCK: with many threads, smaller rings (drained as often) beat
 		 * unsampled threads.
 		 */
+		profil_seccomp_step("mmap");
 		for (;;) {
 			m = mmap(NULL, size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			    0);
@@ -169,9 +173,7 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 		munmap(m, size + (size_t)page);
 		close(fd);
 	}
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &r->id) != 0)
-		r->id = 0;
-	r->fd = fd;
+	close(fd);
 	r->meta = m;
 	r->data = (uint8_t *)m + page;
 	r->size = size;
@@ -306,34 +308,18 @@ profil_ring_drain_all(void)
 }
 
 /*
- * A program that closed all its descriptors may since have reused our number for a file of
- * its own: close it only while it still is this event.
+ * Unmapping the ring ends the event.  The thread that ends drains its own ring, so the few
+ * samples the kernel may still write after the drain are of its last instructions.
  */
-static int
-still_ours(const struct ring *r)
-{
-	uint64_t id = 0;
-
-	return ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == r->id;
-}
-
 static void
 release(struct ring *r, int do_drain)
 {
-	int ours = still_ours(r);
-
-	if (do_drain) {
-		if (ours)
-			ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (do_drain)
 		drain(r);
-	}
 	/* Unpublished before it is unmapped: no drain may ever read a ring that is gone. */
 	r->tid = 0;
 	atomic_signal_fence(memory_order_seq_cst);
-	/* The mapping keeps the event alive even without the descriptor. */
 	munmap(r->meta, r->map_len);
-	if (ours)
-		close(r->fd);
 }
 
 /* A thread ends: what its ring holds goes to the table, then the event is closed. */

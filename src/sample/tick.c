@@ -4,6 +4,16 @@
 #include <sys/ioctl.h>
 
 #include "sample.h"
+#include "stacks.h"
+
+/*
+ * What the handler and the deepest sink (a walk into the stack table) need below the frame
+ * the kernel pushed: under 3 KiB (gcc -fstack-usage).  The tick runs on the thread's own stack
+ * (signal.c): within this much of its end, the tick is dropped before anything is counted or
+ * held, so that a fault can come only from this frame's first bytes, where the program's own
+ * overflow handler may take it (SIGSEGV is not blocked here) and never return.
+ */
+#define TICK_STACK_NEED (4 * 1024)
 
 struct profil_tickstate profil_ticks;
 
@@ -23,8 +33,13 @@ profil_tick_handler(int signo, siginfo_t *si, void *uc)
 	const struct profil_sink *sink;
 	struct profil_tick tick;
 	int perf_fd = -1;
+	uintptr_t here = (uintptr_t)&tick;
 
 	(void)signo;
+	/* A thread about to overflow its stack: the tick is lost, not the program. */
+	if (here >= profil_stack_bounds.lo && here < profil_stack_bounds.hi &&
+	    here - profil_stack_bounds.lo < TICK_STACK_NEED)
+		return;
 	atomic_fetch_add(&profil_ticks.running, 1);
 	if (si->si_code == SI_TIMER && si->si_value.sival_int == PROFIL_TIMER_COOKIE) {
 		/* Missed expirations are CPU time that was used: they count (si_overrun). */
