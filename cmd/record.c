@@ -194,8 +194,11 @@ note_profiles(const struct profil_cmd_outdir *out)
 	struct stat st;
 	DIR *dp = opendir(dir);
 
-	if (dp == NULL)
+	if (dp == NULL) {
+		snprintf(why, sizeof(why), "cannot read the profiles written (%s)", strerror(errno));
+		profil_cmd_error(why, dir);
 		return;
+	}
 	while ((d = readdir(dp)) != NULL) {
 		size_t n = strlen(d->d_name);
 
@@ -294,11 +297,12 @@ record_inside(const struct record_opts *o, char **cmd, const struct profil_cmd_o
 			return 1;
 		}
 	}
-	note_profiles(out);
+	/* The report's descriptor first: under a low RLIMIT_NOFILE the notes need it. */
 	if (report >= 0) {
 		failed = profil_cmd_report_read(report);
 		close(report);
 	}
+	note_profiles(out);
 	if (!o->quiet)
 		profil_cmd_outdir_summary(out);
 	r = command_status(status, cmd[0]);

@@ -23,7 +23,7 @@ for run in unshare:timer:works unshare:perf:works unshare:ring:works \
 	for kill in process thread; do
 		test_expect_success "kill $kill on $call, --clock $clock: status 3, one line" '
 			d=$PWD/$call$clock$kill &&
-			"$REC/seclaunch" $call $kill "$PROFIL" record --clock $clock -o $d -- \
+			"$REC/seclaunch" $call $kill "$PROFIL" record -q --clock $clock -o $d -- \
 				"$REC/exit3" 0.3 > s.out 2> s.err
 			rc=$? && echo "status $rc" && cat s.out s.err && test $rc -eq 3 &&
 			grep -x done s.out && test "$(wc -l < s.err)" -eq 1 &&
@@ -44,7 +44,7 @@ for run in timer_create:perf timer_create:ring perf_event_open:timer; do
 	call=${run%%:*} clock=${run#*:}
 	test_expect_success "kill on $call, --clock $clock: status 3, nothing said" '
 		d=$PWD/n$call$clock &&
-		"$REC/seclaunch" $call process "$PROFIL" record --clock $clock -o $d -- \
+		"$REC/seclaunch" $call process "$PROFIL" record -q --clock $clock -o $d -- \
 			"$REC/exit3" 0.3 > n.out 2> n.err
 		rc=$? && echo "status $rc" && cat n.err && test $rc -eq 3 && ! test -s n.err &&
 		"$PROFIL" dump $d/exit3.*.profil > n.dump && test "$(dump_total n.dump)" -gt 0

@@ -18,7 +18,8 @@ else
 	dd if=/dev/zero of="$full/fill" bs=4k 2> /dev/null
 	for clock in timer perf ring; do
 		test_expect_success "full disk, --clock $clock: status 1, No space left on device" '
-			"$PROFIL" record --clock $clock -o "$full" -- "$REC/smallalt" 65536 0.2 \
+			"$PROFIL" record -q --append --clock $clock -o "$full" -- \
+				"$REC/smallalt" 65536 0.2 \
 				> f.out 2>> f$clock.err
 			rc=$? && echo "status $rc" && cat f.out f$clock.err && test $rc -eq 1 &&
 			grep -x done f.out &&
@@ -27,7 +28,8 @@ else
 		'
 	done
 	test_expect_success 'full disk, a command that exits 3: its status, the error said' '
-		"$PROFIL" record --clock timer -o "$full" -- "$REC/exit3" 0.2 > /dev/null 2>> t.err
+		"$PROFIL" record -q --append --clock timer -o "$full" -- "$REC/exit3" 0.2 \
+			> /dev/null 2>> t.err
 		rc=$? && echo "status $rc" && cat t.err && test $rc -eq 3 &&
 		grep "No space left on device" t.err
 	'
@@ -39,7 +41,8 @@ else
 	'
 	test_expect_success 'room again: status 0, nothing said' '
 		rm "$full/fill" &&
-		"$PROFIL" record --clock timer -o "$full" -- "$REC/smallalt" 65536 0.2 \
+		"$PROFIL" record -q --append --clock timer -o "$full" -- \
+			"$REC/smallalt" 65536 0.2 \
 			> /dev/null 2> r.err
 		rc=$? && echo "status $rc" && cat r.err && test $rc -eq 0 && ! test -s r.err
 	'
