@@ -222,7 +222,11 @@ ring_stats(struct profil_stats *st)
 	st->clock = PROFIL_FILE_CLOCK_RING;
 	st->running = 1;
 	st->signals = profil_ring_stats.samples;
-	st->ticks = profil_ring_stats.samples;
+	/*
+	 * The samples the kernel could not store on a full ring (its LOST records) were ticks
+	 * too; the header counts them as dropped, so that every tick is counted or dropped.
+	 */
+	st->ticks = profil_ring_stats.samples + profil_ring_stats.lost;
 	st->cpu_ns = process_cpu_ns() - cpu_start_ns;
 	st->threads = profil_ring_stats.threads;
 	st->thread_failures = profil_ring_stats.failures;
