@@ -26,8 +26,10 @@ for clock in outside ring; do
 			0.03 > out 2> err
 		cat out err && grep "^threads 64$" out &&
 		# Nothing refused; a few samples lost on full rings is load (the 20 kHz
-		# check below is the one about ring sizes), said, and nothing else.
-		! grep -v "samples lost on full perf ring buffers" err | grep -q . &&
+		# check below is the one about ring sizes), said, and nothing else: from
+		# outside as lost samples, from inside as dropped ones.
+		! grep -v -e "samples lost on full perf ring buffers" \
+			-e "^profil: samples dropped (see the header" err | grep -q . &&
 		"$PROFIL" dump u/out/*.profil > d &&
 		test "$(dump_field d clock)" = $clock &&
 		test "$(dump_field d thread_failures)" = 0 &&
@@ -37,8 +39,14 @@ for clock in outside ring; do
 	'
 done
 
+# What is checked is the rings' size: whether they hold what arrives while profil reads them.
+# On a machine loaded past its CPUs (a fresh-machine run beside other builds, load 7 on two
+# CPUs) the reader itself waited long enough for 1233 of 14514 to be lost; it runs at nice -10
+# here (root's to give, before it becomes nobody), so that other programs' load does not decide.
 test_expect_success 'nobody, -g at 20 kHz: rings large enough, nothing dropped' '
-	as_nobody u/profil record -g -F 20000 -o "$TRASH/u/fast" -- u/manythreads 4 0.2 > out &&
+	nice -n -10 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env LD_LIBRARY_PATH="$TRASH/u" u/profil record -q -g -F 20000 -o "$TRASH/u/fast" -- \
+		u/manythreads 4 0.2 > out &&
 	"$PROFIL" dump u/fast/*.profil > f && test "$(dump_field f dropped)" = 0 &&
 	n=$(dump_total f) && echo "$n samples" && test "$n" -ge 12000
 '
