@@ -183,8 +183,7 @@ add_stack(void *arg, const struct profil_stack *st)
 	ssize_t id;
 	size_t d;
 	/* A waiting thread's sample (--wall): its leaf is the wait frame. */
-	int waiting = st->nframes > 0 && st->frames[0].pc >= PROFIL_PC_WAIT_MIN &&
-	    st->frames[0].pc < PROFIL_PC_MARKER_MIN;
+	int waiting = st->nframes > 0 && profil_pc_is_wait(st->frames[0].pc);
 
 	g->stamp++;
 	if (st->file->hdr.flags & PROFIL_HDR_WALL)
