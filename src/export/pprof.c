@@ -419,7 +419,8 @@ header(struct pprof *pp, struct profil_report *r)
 	/* --wall: threads' time on a CPU and waiting, shown first (pprof's default). */
 	if (pp->wall)
 		value_type(pp, PROFILE_SAMPLE_TYPE, "wall", "nanoseconds");
-	value_type(pp, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+	/* With --wall a tick is a period of the wall clock, whether the thread ran or not. */
+	value_type(pp, PROFILE_PERIOD_TYPE, pp->wall ? "wall" : "cpu", "nanoseconds");
 	if (pp->wall) {
 		uint64_t wall = str_id(pp, "wall");
 
