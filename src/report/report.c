@@ -268,8 +268,10 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_l
 		if (l->fresh && touch(r, fr.module) != 0)
 			return -ENOMEM;
 		l->fresh = 0;
+		/* Keys of kind 1 (a symbol's start) and 3 (an unwind entry's) never meet. */
 		if (loc->known)
-			e = entry_get(r, fr.module, loc->function_start, 1, group);
+			e = entry_get(r, fr.module, loc->function_start,
+			    loc->known == PROFIL_LOCATION_UNWIND ? 3 : 1, group);
 		else
 			e = entry_get(r, fr.module, loc->offset, 0, group);
 		if (e != NULL && e->e.count == 0) {
