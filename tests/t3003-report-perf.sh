@@ -7,10 +7,10 @@
 # Both sides name functions by their ELF symbols, choosing among aliases the same way.  Code no
 # symbol covers profil counts by the unwind-table entry (FDE) that holds it, named by the file
 # offset where the entry starts; perf by address: its addresses are put in the entries that
-# readelf lists (binutils, not profil's reader), so both sides count the same functions.  perf also sees the
-# recorder's own signal handler, which profil by design does not sample: those samples
-# (libprofil-record.so, the signal return trampoline __restore_rt, the `profil record`
-# launcher) are left out of perf's side and reported.
+# readelf lists (binutils, not profil's reader), so both sides count the same functions.
+# perf also sees the recorder's own signal handler, which profil by design does not sample:
+# those samples (libprofil-record.so, the signal return trampoline __restore_rt, the `profil
+# record` launcher) are left out of perf's side and reported.
 . "$(dirname "$0")/lib.sh"
 test_needs linux-perf:perf python3:python3 xz-utils:xz gzip:gzip sqlite3:sqlite3
 

@@ -127,7 +127,7 @@ share_same() {
 		exit d <= bound ? 0 : 1 }'
 }
 
-test_expect_success 'the stripped binary recorded: each share as the unstripped one, within the bound' '
+test_expect_success 'the stripped binary recorded: each share as unstripped, within the bound' '
 	read -r a b < offsets &&
 	"$PROFIL" record -q -F 1000 -o strec -- ./hot 1.5 &&
 	"$PROFIL" report --tsv strec > strec.tsv 2> /dev/null && rows strec.tsv > strec.rows &&
