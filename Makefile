@@ -238,7 +238,9 @@ FUZZ_BIN     := $(B)/tests/fuzz/reader $(B)/tests/fuzz/export $(B)/tests/fuzz/ou
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Isrc
 FUZZ_FORMAT  := src/format/reader.c src/format/open.c src/format/crc32.c
-FUZZ_EXPORT  := $(FUZZ_FORMAT) $(wildcard src/report/*.c src/export/*.c)
+# The report reads unwind entries to name a stripped binary's code (module_elf.c).
+FUZZ_EXPORT  := $(FUZZ_FORMAT) $(wildcard src/report/*.c src/export/*.c) src/cfi/object.c \
+	src/cfi/frame.c src/cfi/zlib.c src/sample/walk.c
 
 $(B)/tests/fuzz/reader: tests/fuzz/reader.c tests/fuzz/crc.h $(FUZZ_FORMAT) src/format/format.h
 	@mkdir -p $(@D)

@@ -4,11 +4,13 @@
 # `perf record -e cpu-clock:u` in the same run.  Issue 4: "the top functions and modules agree
 # within the sampling noise"; the bound comes from the sample counts (tests/report/compare.awk).
 #
-# Both sides name functions by their ELF symbols, choosing among aliases the same way; code no
-# symbol covers is compared by its offset in the file, which both print.  perf also sees the
-# recorder's own signal handler, which profil by design does not sample: those samples
-# (libprofil-record.so, the signal return trampoline __restore_rt, the `profil record`
-# launcher) are left out of perf's side and reported.
+# Both sides name functions by their ELF symbols, choosing among aliases the same way.  Code no
+# symbol covers profil counts by the unwind-table entry (FDE) that holds it, named by the file
+# offset where the entry starts; perf by address: its addresses are put in the entries that
+# readelf lists (binutils, not profil's reader), so both sides count the same functions.
+# perf also sees the recorder's own signal handler, which profil by design does not sample:
+# those samples (libprofil-record.so, the signal return trampoline __restore_rt, the `profil
+# record` launcher) are left out of perf's side and reported.
 . "$(dirname "$0")/lib.sh"
 test_needs linux-perf:perf python3:python3 xz-utils:xz gzip:gzip sqlite3:sqlite3
 
@@ -33,10 +35,38 @@ ours() {
 	}' "$1"
 }
 
-# theirs PERFDATA: perf report's flat view in the same shape, the recorder's own cost left out.
+# fdes TSV: "module<TAB>start<TAB>end" of the FDEs of every module of profil's rows, as file
+# offsets (ELF addresses moved by the executable segment's offset), from readelf.
+fdes() {
+	awk -F '\t' 'NR > 1 && $10 ~ /^\// { print $8 "\t" $10 }' "$1" | sort -u |
+	while IFS='	' read -r mod path; do
+		d=$(readelf -lW "$path" | awk '$1 == "LOAD" && / R E / { print $2, $3; exit }')
+		readelf --debug-dump=frames "$path" 2> /dev/null |
+			awk -v mod="$mod" -v d="$d" 'function hex(s,  i, v) { v = 0; sub(/^0x/, "", s)
+					for (i = 1; i <= length(s); i++)
+						v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+					return v }
+				BEGIN { split(d, o, " "); delta = hex(o[1]) - hex(o[2]) }
+				$4 == "FDE" { split(substr($6, 4), r, "[.][.]")
+					printf "%s\t%d\t%d\n", mod, hex(r[1]) + delta, hex(r[2]) + delta }'
+	done
+}
+
+# theirs PERFDATA FDES: perf report's flat view in the same shape, the recorder's own cost left
+# out, and code no symbol covers counted by the FDE that holds it (FDES, from fdes()).
 theirs() {
 	perf report -i "$1" --stdio -q --no-children --sort dso,sym -F sample,dso,sym -t '|' \
-		2> /dev/null | awk -F '|' '
+		2> /dev/null | awk -F '|' -v fdes="$2" '
+	function hex(s,  i, v) { v = 0; sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v }
+	BEGIN {
+		while ((getline line < fdes) > 0) {
+			split(line, f, "\t"); nf[f[1]]++; lo[f[1], nf[f[1]]] = f[2]
+			hi[f[1], nf[f[1]]] = f[3]
+		}
+	}
 	{
 		n = $1 + 0; dso = $2; sym = $3
 		gsub(/^ +| +$/, "", dso); sub(/^ *\[[.k]\] */, "", sym); sub(/ +$/, "", sym)
@@ -47,7 +77,13 @@ theirs() {
 			next
 		}
 		if (sym ~ /^0x[0-9a-f]+$/) {
-			sub(/^0x0*/, "", sym); key = "0x" sym "|" dso
+			a = hex(sym)
+			for (i = 1; i <= nf[dso]; i++)
+				if (a >= lo[dso, i] && a < hi[dso, i]) {
+					sym = sprintf("%x", lo[dso, i])
+					break
+				}
+			sub(/^0x/, "", sym); sub(/^0*/, "", sym); key = "0x" sym "|" dso
 		} else if (dso == "?" || sym == "[unknown]") {
 			key = "?|" dso
 		} else {
@@ -73,7 +109,8 @@ compare() {
 		"$P" report --tsv profil.out > ours.tsv 2> report.err
 	) || { echo "not ok - $name: recorded by perf and profil"; cat "$name"/*.err; return; }
 	ours "$name/ours.tsv" > "$name/ours.txt"
-	theirs "$name/perf.data" > "$name/perf.txt" 2> "$name/left-out"
+	fdes "$name/ours.tsv" > "$name/fdes.tsv"
+	theirs "$name/perf.data" "$name/fdes.tsv" > "$name/perf.txt" 2> "$name/left-out"
 	sed 's/^/#   /' "$name/left-out"
 	awk -v what="$name" -f "$ROOT/tests/report/compare.awk" "$name/ours.txt" "$name/perf.txt" |
 		tee "$name/result"

@@ -22,6 +22,17 @@ struct profil_cfi_load {
 	uint32_t flags;			/* PF_X, PF_W, PF_R */
 };
 
+/* The code one entry (FDE) describes: image addresses [start, end). */
+struct profil_cfi_entry {
+	uint64_t start, end;
+};
+
+/* Entries sorted by start and disjoint (profil_cfi_entries_finish); v allocated. */
+struct profil_cfi_entries {
+	struct profil_cfi_entry *v;
+	size_t n;
+};
+
 /* An object's table and what is needed to place it in a process. */
 struct profil_cfi_object {
 	struct profil_unwind_table table;	/* rows owned */
@@ -29,6 +40,7 @@ struct profil_cfi_object {
 	size_t nloads;
 	uint8_t build_id[20];
 	size_t build_id_len;
+	struct profil_cfi_entries entries;	/* profil_cfi_object_load_entries only */
 };
 
 /*
@@ -47,6 +59,15 @@ profil_cfi_inflate_fn profil_cfi_inflate_zlib;
  * 0 or -errno (-ENOEXEC: not an x86-64 ELF object; -EFBIG: sections beyond the limit).
  */
 int profil_cfi_object_load(struct profil_cfi_object *o, int fd, profil_cfi_inflate_fn *inflate);
+
+/*
+ * The same, but instead of rows the code ranges of the entries (FDEs) of .eh_frame and
+ * .debug_frame, in o->entries, sorted and disjoint, and no table: where a stripped binary's
+ * functions begin and end, which is all the report needs of them to name code no symbol
+ * covers.  Cheaper than the rows: no entry's instructions are run.
+ */
+int profil_cfi_object_load_entries(struct profil_cfi_object *o, int fd,
+    profil_cfi_inflate_fn *inflate);
 
 /* The same from an ELF image in memory laid out as its file (the vDSO). */
 int profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image, size_t len,
@@ -76,6 +97,16 @@ int profil_cfi_object_bias(const struct profil_cfi_object *o, uint64_t start, ui
  */
 int profil_cfi_rows(const uint8_t *sec, size_t len, uint64_t vaddr, int eh,
     struct profil_unwind_table *out);
+
+/*
+ * profil_cfi_entries - appends the ranges of the entries of the section (as profil_cfi_rows
+ * reads it) to out, unsorted; profil_cfi_entries_finish then sorts them and leaves out each
+ * one that overlaps the one before it.  0 or -errno (-ENOMEM; -E2BIG beyond the row limit),
+ * out keeping what was appended either way.
+ */
+int profil_cfi_entries(const uint8_t *sec, size_t len, uint64_t vaddr, int eh,
+    struct profil_cfi_entries *out);
+void profil_cfi_entries_finish(struct profil_cfi_entries *e);
 
 /*
  * profil_cfi_merge - the rows of a, and of b for the code where a has none (PROFIL_CFA_NONE):

@@ -218,7 +218,38 @@ struct rows {
 	struct pending *v;
 	size_t n, cap;
 	int err;
+	struct profil_cfi_entries *ents;	/* set: the entries' ranges wanted, not rows */
+	size_t ents_cap;
 };
+
+/* An entry's range, for profil_cfi_entries: the same bounds on memory as rows. */
+static void
+push_entry(struct rows *r, uint64_t start, uint64_t end)
+{
+	struct profil_cfi_entries *e = r->ents;
+
+	if (r->err)
+		return;
+	if (e->n == r->ents_cap) {
+		size_t cap = r->ents_cap ? r->ents_cap * 2 : 256;
+		struct profil_cfi_entry *v;
+
+		if (e->n >= MAX_ROWS) {
+			r->err = -E2BIG;
+			return;
+		}
+		v = realloc(e->v, cap * sizeof(*v));
+		if (v == NULL) {
+			r->err = -ENOMEM;
+			return;
+		}
+		e->v = v;
+		r->ents_cap = cap;
+	}
+	e->v[e->n].start = start;
+	e->v[e->n].end = end;
+	e->n++;
+}
 
 static void
 push(struct rows *r, uint64_t addr, uint8_t prio, const struct profil_unwind_row *row)
@@ -695,6 +726,10 @@ read_fde(const struct section *s, struct cursor *c, size_t cie_off, struct cie_c
 	/* .debug_frame keeps entries of functions the linker dropped, at address 0. */
 	if (c->bad || range == 0 || begin + range < begin || (!s->eh && begin == 0))
 		return;
+	if (rows->ents != NULL) {
+		push_entry(rows, begin, begin + range);
+		return;
+	}
 	st = cc->init;
 	loc = begin;
 	if (run(s, &cc->cie, &cc->init, &st, c->p, c->end, &loc, begin + range, rows) == 0) {
@@ -832,15 +867,13 @@ profil_cfi_merge(const struct profil_unwind_table *a, const struct profil_unwind
 	return 0;
 }
 
-int
-profil_cfi_rows(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
-    struct profil_unwind_table *out)
+/* Reads every entry of the section into rows (or, with rows->ents, their ranges). */
+static int
+walk(const uint8_t *data, size_t len, uint64_t vaddr, int eh, struct rows *rows)
 {
 	const struct section s = { data, len, vaddr, eh };
-	struct rows rows = { 0 };
 	struct cie_cache *cc = calloc(CIE_CACHE, sizeof(*cc));
 	size_t off = 0;
-	int err;
 
 	if (cc == NULL)
 		return -ENOMEM;
@@ -870,19 +903,70 @@ profil_cfi_rows(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
 			if (id != cie_mark) {
 				/* .eh_frame: back from the id field; .debug_frame: from the start. */
 				if (!eh)
-					read_fde(&s, &c, (size_t)(id < len ? id : len), cc, &rows);
+					read_fde(&s, &c, (size_t)(id < len ? id : len), cc, rows);
 				else if (id <= id_off)
-					read_fde(&s, &c, id_off - (size_t)id, cc, &rows);
+					read_fde(&s, &c, id_off - (size_t)id, cc, rows);
 			}
 		}
-		if (rows.err)
+		if (rows->err)
 			break;
 		off = next;
 	}
-	err = rows.err;
+	free(cc);
+	return rows->err;
+}
+
+int
+profil_cfi_rows(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
+    struct profil_unwind_table *out)
+{
+	struct rows rows = { 0 };
+	int err = walk(data, len, vaddr, eh, &rows);
+
 	if (err == 0)
 		err = finish(&rows, out);
 	free(rows.v);
-	free(cc);
+	return err;
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct profil_cfi_entry *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end;
+}
+
+void
+profil_cfi_entries_finish(struct profil_cfi_entries *e)
+{
+	size_t i, n = 0;
+
+	if (e->n == 0)
+		return;
+	qsort(e->v, e->n, sizeof(*e->v), entry_cmp);
+	/* Disjoint, so that one binary search answers: an entry overlapping the one before it
+	 * (the same function in .eh_frame and .debug_frame, or a hostile table) is left out. */
+	for (i = 0; i < e->n; i++) {
+		if (n > 0 && e->v[i].start < e->v[n - 1].end)
+			continue;
+		e->v[n++] = e->v[i];
+	}
+	e->n = n;
+}
+
+int
+profil_cfi_entries(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
+    struct profil_cfi_entries *out)
+{
+	struct rows rows = { 0 };
+	int err;
+
+	rows.ents = out;
+	rows.ents_cap = out->n;
+	err = walk(data, len, vaddr, eh, &rows);
+	free(rows.v);
 	return err;
 }

@@ -24,6 +24,7 @@ struct source {
 	const uint8_t *mem;
 	uint64_t size;
 	profil_cfi_inflate_fn *inflate;
+	int entries;			/* the entries' ranges, not rows */
 };
 
 static int
@@ -129,7 +130,10 @@ section_rows(struct profil_cfi_object *o, const struct source *src, uint64_t off
 
 	if (err < 0)
 		return err;
-	err = profil_cfi_rows(data, (size_t)len, vaddr, eh, &o->table);
+	if (src->entries)
+		err = profil_cfi_entries(data, (size_t)len, vaddr, eh, &o->entries);
+	else
+		err = profil_cfi_rows(data, (size_t)len, vaddr, eh, &o->table);
 	free(data);
 	return err;
 }
@@ -193,6 +197,12 @@ debug_rows(struct profil_cfi_object *o, const struct source *src, const Elf64_Sh
 		err = source_copy(src, sh->sh_offset, len, &data);
 	if (err < 0)
 		return;
+	if (src->entries) {
+		/* What it cannot read is left out; .eh_frame's entries stand. */
+		(void)profil_cfi_entries(data, (size_t)len, 0, 0, &o->entries);
+		free(data);
+		return;
+	}
 	err = profil_cfi_rows(data, (size_t)len, 0, 0, &d);
 	free(data);
 	if (err < 0 || d.nrows == 0)
@@ -308,6 +318,8 @@ load(struct profil_cfi_object *o, const struct source *src)
 		err = rows_from_hdr(o, src, ehdr_seg);
 	if (err == 0 && debug_frame != NULL)
 		debug_rows(o, src, debug_frame);
+	if (err == 0)
+		profil_cfi_entries_finish(&o->entries);
 out:
 	free(names);
 	free(sh);
@@ -321,7 +333,22 @@ int
 profil_cfi_object_load(struct profil_cfi_object *o, int fd, profil_cfi_inflate_fn *inflate)
 {
 	struct stat st;
-	struct source src = { fd, NULL, 0, inflate };
+	struct source src = { fd, NULL, 0, inflate, 0 };
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	src.size = (uint64_t)st.st_size;
+	return load(o, &src);
+}
+
+int
+profil_cfi_object_load_entries(struct profil_cfi_object *o, int fd,
+    profil_cfi_inflate_fn *inflate)
+{
+	struct stat st;
+	struct source src = { fd, NULL, 0, inflate, 1 };
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -335,7 +362,7 @@ int
 profil_cfi_object_load_image(struct profil_cfi_object *o, const void *image, size_t len,
     profil_cfi_inflate_fn *inflate)
 {
-	struct source src = { -1, image, len, inflate };
+	struct source src = { -1, image, len, inflate, 0 };
 
 	return load(o, &src);
 }
@@ -361,6 +388,7 @@ profil_cfi_object_release(struct profil_cfi_object *o)
 {
 	free((void *)o->table.rows);
 	free(o->loads);
+	free(o->entries.v);
 	memset(o, 0, sizeof(*o));
 }
 

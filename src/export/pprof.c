@@ -377,8 +377,7 @@ add_sample(void *arg, const struct profil_stack *st)
 	pb_msg(&sample, SAMPLE_LOCATION_ID, &packed);
 	pb_varint(&packed, count);
 	/* A waiting thread's sample (its leaf a wait frame) is wall time, not CPU time. */
-	waiting = st->nframes > 0 && st->frames[0].pc >= PROFIL_PC_WAIT_MIN &&
-	    st->frames[0].pc < PROFIL_PC_MARKER_MIN;
+	waiting = st->nframes > 0 && profil_pc_is_wait(st->frames[0].pc);
 	pb_varint(&packed, waiting ? 0 : nanoseconds((double)count / st->hz));
 	if (pp->wall)
 		pb_varint(&packed, nanoseconds((double)count / st->hz));
@@ -420,7 +419,8 @@ header(struct pprof *pp, struct profil_report *r)
 	/* --wall: threads' time on a CPU and waiting, shown first (pprof's default). */
 	if (pp->wall)
 		value_type(pp, PROFILE_SAMPLE_TYPE, "wall", "nanoseconds");
-	value_type(pp, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+	/* With --wall a tick is a period of the wall clock, whether the thread ran or not. */
+	value_type(pp, PROFILE_PERIOD_TYPE, pp->wall ? "wall" : "cpu", "nanoseconds");
 	if (pp->wall) {
 		uint64_t wall = str_id(pp, "wall");
 

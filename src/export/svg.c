@@ -114,8 +114,11 @@ colour(const char *name, const char *module, char *buf, size_t len)
 }
 
 static void
-print_head(FILE *out, const char *title, unsigned height, uint64_t total, double seconds)
+print_head(FILE *out, const char *title, unsigned height,
+    const struct profil_report_time *time)
 {
+	char said[256];
+
 	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 	    "<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
 	    "xmlns=\"http://www.w3.org/2000/svg\" onload=\"init(evt)\">\n",
@@ -136,9 +139,11 @@ print_head(FILE *out, const char *title, unsigned height, uint64_t total, double
 	    "fill=\"rgb(250,250,242)\"/>\n", SVG_WIDTH, height);
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"24\">", SVG_WIDTH / 2);
 	xml_puts(out, title, 200);
-	fprintf(out, "</text>\n<text x=\"%d\" y=\"46\">%" PRIu64 " samples, %.3f s of CPU. "
+	fprintf(out, "</text>\n<text x=\"%d\" y=\"46\">%s. "
 	    "Hover for details, click to zoom. Red to yellow: programs; blue: shared libraries; "
-	    "grey: unnamed code.</text>\n", SVG_PAD, total, seconds);
+	    "%sgrey: unnamed code.</text>\n", SVG_PAD,
+	    profil_report_time_say(time, 1, said, sizeof(said)),
+	    time->wall ? "blue-violet: waits; " : "");
 	fprintf(out, "<text id=\"reset\" class=\"hidden\" x=\"%d\" y=\"24\">Reset zoom</text>\n",
 	    SVG_PAD);
 	fprintf(out, "<foreignObject x=\"%d\" y=\"30\" width=\"260\" height=\"24\">"
@@ -322,6 +327,7 @@ next:
 int
 profil_export_svg(struct profil_report *r, const char *title, FILE *out)
 {
+	struct profil_report_time time;
 	struct profil_tree t;
 	unsigned height;
 	int err;
@@ -335,7 +341,8 @@ profil_export_svg(struct profil_report *r, const char *title, FILE *out)
 		goto out;
 	}
 	height = SVG_TOP + (t.max_depth + 1) * SVG_FRAME + SVG_BOTTOM;
-	print_head(out, title, height, t.nodes[0].total, profil_report_seconds(r));
+	profil_report_time(r, PROFIL_REPORT_ALL, &time);
+	print_head(out, title, height, &time);
 	fprintf(out, svg_script, SVG_WIDTH, SVG_PAD, SVG_CHAR);
 	err = print_frames(&t, out, height);
 	fprintf(out, "</svg>\n");

@@ -51,58 +51,30 @@ static void
 summary_by_program(struct profil_report *r, FILE *out)
 {
 	size_t i, j, n = profil_report_nfiles(r), procs;
+	struct profil_report_time sum, t;
 	const struct profil_file *f;
-	uint64_t ticks;
-	double seconds;
-	char prog[1024];
+	char prog[1024], said[256];
 
 	for (i = 0; i < n; i++) {
 		if (profil_report_file_program(r, i) != i)
 			continue;
 		procs = 0;
-		ticks = 0;
-		seconds = 0;
+		memset(&sum, 0, sizeof(sum));
 		for (j = i; j < n; j++) {
 			if (profil_report_file_program(r, j) != i ||
 			    profil_report_file(r, j, NULL)->nsamples == 0)
 				continue;
 			procs++;
-			ticks = profil_count_add(ticks, profil_report_file_total(r, j));
-			seconds += (double)profil_report_file_total(r, j) /
-			    profil_report_file_hz(r, j);
+			profil_report_time(r, j, &t);
+			profil_report_time_add(&sum, &t);
 		}
 		if (procs == 0)
 			continue;
 		f = profil_report_file(r, i, NULL);
-		fprintf(out, "  %s: %zu process%s with samples, %" PRIu64 " samples, %.3f seconds "
-		    "of CPU\n", SHOW(f->hdr.progname, prog), procs, procs == 1 ? "" : "es", ticks,
-		    seconds);
+		fprintf(out, "  %s: %zu process%s with samples, %s\n", SHOW(f->hdr.progname, prog),
+		    procs, procs == 1 ? "" : "es", profil_report_time_say(&sum, 1, said,
+		    sizeof(said)));
 	}
-}
-
-/*
- * The seconds of the samples of waiting threads (a --wall recording: their leaf is a wait
- * frame); returns how many files were recorded with --wall.
- */
-static size_t
-waiting_seconds(struct profil_report *r, double *seconds)
-{
-	size_t i, j, n = profil_report_nfiles(r), wall = 0;
-
-	*seconds = 0;
-	for (i = 0; i < n; i++) {
-		const struct profil_file *f = profil_report_file(r, i, NULL);
-		double hz = profil_report_file_hz(r, i);
-
-		if (!(f->hdr.flags & PROFIL_HDR_WALL) || hz <= 0)
-			continue;
-		wall++;
-		for (j = 0; j < f->nsamples; j++)
-			if (f->samples[j].depth > 0 && f->samples[j].pcs[0] >= PROFIL_PC_WAIT_MIN &&
-			    f->samples[j].pcs[0] < PROFIL_PC_MARKER_MIN)
-				*seconds += (double)f->samples[j].count / hz;
-	}
-	return wall;
 }
 
 /* One line per process that has samples: a fork-heavy shell script makes hundreds of empty
@@ -111,9 +83,9 @@ void
 profil_report_summary_print(struct profil_report *r, const char *title, FILE *out)
 {
 	const struct profil_file *f;
+	struct profil_report_time t;
 	size_t i, empty = 0, n = profil_report_nfiles(r), busy = 0;
-	char prog[1024], procs[128];
-	double wait;
+	char prog[1024], procs[128], said[256];
 	uint64_t ran = 0;
 
 	/* From outside, processes without samples leave no file, but the others count them. */
@@ -125,13 +97,9 @@ profil_report_summary_print(struct profil_report *r, const char *title, FILE *ou
 		    "sample)", n, n == 1 ? "" : "es", ran);
 	else
 		snprintf(procs, sizeof(procs), "%zu process%s", n, n == 1 ? "" : "es");
-	if (waiting_seconds(r, &wait) > 0)
-		fprintf(out, "%s: %s, %" PRIu64 " samples, %.3f seconds of threads' time: %.3f on "
-		    "a CPU, %.3f waiting\n", title, procs, profil_report_total(r),
-		    profil_report_seconds(r), profil_report_seconds(r) - wait, wait);
-	else
-		fprintf(out, "%s: %s, %" PRIu64 " samples, %.3f seconds of CPU\n", title, procs,
-		    profil_report_total(r), profil_report_seconds(r));
+	profil_report_time(r, PROFIL_REPORT_ALL, &t);
+	fprintf(out, "%s: %s, %s\n", title, procs, profil_report_time_say(&t, 1, said,
+	    sizeof(said)));
 	for (i = 0; i < n; i++)
 		busy += profil_report_file(r, i, NULL)->nsamples > 0;
 	if (busy > PROFIL_SUMMARY_PROCESSES)
@@ -144,9 +112,12 @@ profil_report_summary_print(struct profil_report *r, const char *title, FILE *ou
 		}
 		if (busy > PROFIL_SUMMARY_PROCESSES)
 			continue;
-		fprintf(out, "  %s[%" PRIu32 "]: %" PRIu64 " samples at %.1f Hz achieved (%" PRIu32
-		    " Hz requested, %s clock), %s", SHOW(f->hdr.progname, prog), f->hdr.pid,
-		    f->hdr.ticks,
+		/* The rows' count, not the header's ticks: the in-process recorder counts the
+		 * CPU ticks alone there, and waiting threads' rows are in the table too. */
+		profil_report_time(r, i, &t);
+		fprintf(out, "  %s[%" PRIu32 "]: %s at %.1f Hz achieved (%" PRIu32 " Hz requested, "
+		    "%s clock), %s", SHOW(f->hdr.progname, prog), f->hdr.pid,
+		    profil_report_time_say(&t, 0, said, sizeof(said)),
 		    (double)f->hdr.achieved_mhz / 1000.0, f->hdr.requested_hz,
 		    profil_file_clock_name(f->hdr.clock),
 		    f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code < 0 ? "exited" :
@@ -228,7 +199,7 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 	enum profil_report_split split;
 	const struct profil_file *f;
 	const char *name;
-	char prog[1024], shown[4096];
+	char prog[1024], shown[4096], said[256];
 	size_t i, j, k, n;
 
 	e = profil_report_entries(r, &n);
@@ -249,24 +220,33 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 		/* One table per file (program), its shares of that file's (program's) ticks, the
 		 * limit per table. */
 		for (i = 0; i < n; i = j) {
+			struct profil_report_time sum, t;
 			uint64_t total = 0;
-			double seconds = 0;
+			size_t fi;
 
-			for (j = i; j < n && e[j].proc == e[i].proc; j++) {
+			for (j = i; j < n && e[j].proc == e[i].proc; j++)
 				total = profil_count_add(total, e[j].count);
-				seconds += e[j].seconds;
-			}
 			k = opt->limit > 0 && j - i > opt->limit ? opt->limit : j - i;
+			/* The table's rows are its file's (program's) samples, all of them. */
+			memset(&sum, 0, sizeof(sum));
+			for (fi = e[i].proc; fi < profil_report_nfiles(r); fi++) {
+				if (fi != e[i].proc && (split == PROFIL_SPLIT_PROCESS ||
+				    profil_report_file_program(r, fi) != e[i].proc))
+					continue;
+				profil_report_time(r, fi, &t);
+				profil_report_time_add(&sum, &t);
+			}
 			f = profil_report_file(r, e[i].proc, &name);
 			if (!opt->tsv && split == PROFIL_SPLIT_PROCESS)
-				fprintf(out, "%s%s[%" PRIu32 "]: %" PRIu64 " samples, %.3f seconds "
-				    "of CPU (%s)\n", i > 0 ? "\n" : "", SHOW(f->hdr.progname, prog),
-				    f->hdr.pid, total, seconds, SHOW(name, shown));
+				fprintf(out, "%s%s[%" PRIu32 "]: %s (%s)\n", i > 0 ? "\n" : "",
+				    SHOW(f->hdr.progname, prog), f->hdr.pid,
+				    profil_report_time_say(&sum, 1, said, sizeof(said)),
+				    SHOW(name, shown));
 			else if (!opt->tsv)
-				fprintf(out, "%s%s: %zu process%s, %" PRIu64 " samples, %.3f seconds "
-				    "of CPU\n", i > 0 ? "\n" : "", SHOW(f->hdr.progname, prog),
-				    program_processes(r, e[i].proc),
-				    program_processes(r, e[i].proc) == 1 ? "" : "es", total, seconds);
+				fprintf(out, "%s%s: %zu process%s, %s\n", i > 0 ? "\n" : "",
+				    SHOW(f->hdr.progname, prog), program_processes(r, e[i].proc),
+				    program_processes(r, e[i].proc) == 1 ? "" : "es",
+				    profil_report_time_say(&sum, 1, said, sizeof(said)));
 			print_rows(r, e + i, k, total, opt, out);
 		}
 	}

@@ -70,8 +70,9 @@ room(void **p, size_t *cap, size_t n, size_t size)
 }
 
 /* A frame's function as the flat view knows it, the owner of the machine code, as a key:
- * (module, function start, 1) when a symbol names it, (module, offset, 2) when not, (0, pc, 3)
- * for a marker frame (a cut stack's end, a thread's wait). */
+ * (module, function start, 1) when a symbol names it, (module, entry start, 4) when an unwind
+ * entry does, (module, offset, 2) when nothing does, (0, pc, 3) for a marker frame (a cut
+ * stack's end, a thread's wait). */
 static void
 frame_key(const struct profil_location *loc, const struct profil_module *mod, uint64_t pc,
     uint64_t key[3])
@@ -84,7 +85,7 @@ frame_key(const struct profil_location *loc, const struct profil_module *mod, ui
 	}
 	key[0] = (uintptr_t)mod;
 	key[1] = loc == NULL ? 0 : loc->known ? loc->function_start : loc->offset;
-	key[2] = loc == NULL ? 0 : loc->known ? 1 : 2;
+	key[2] = loc == NULL ? 0 : loc->known == PROFIL_LOCATION_UNWIND ? 4 : loc->known ? 1 : 2;
 }
 
 struct node_key {
@@ -183,8 +184,7 @@ add_stack(void *arg, const struct profil_stack *st)
 	ssize_t id;
 	size_t d;
 	/* A waiting thread's sample (--wall): its leaf is the wait frame. */
-	int waiting = st->nframes > 0 && st->frames[0].pc >= PROFIL_PC_WAIT_MIN &&
-	    st->frames[0].pc < PROFIL_PC_MARKER_MIN;
+	int waiting = st->nframes > 0 && profil_pc_is_wait(st->frames[0].pc);
 
 	g->stamp++;
 	if (st->file->hdr.flags & PROFIL_HDR_WALL)

@@ -86,7 +86,8 @@ add_leaf(void *arg, const struct profil_stack *st)
 		id = profil_tally_get(&ln->t, (uintptr_t)fr->module, (uintptr_t)lf->file,
 		    (uint64_t)lf->line << 1);
 	else if (loc != NULL && loc->known)
-		id = profil_tally_get(&ln->t, (uintptr_t)fr->module, loc->function_start, 1);
+		id = profil_tally_get(&ln->t, (uintptr_t)fr->module, loc->function_start,
+		    loc->known == PROFIL_LOCATION_UNWIND ? 7 : 1);
 	else if (loc != NULL)
 		id = profil_tally_get(&ln->t, (uintptr_t)fr->module, loc->offset, 3);
 	else

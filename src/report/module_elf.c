@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfi/cfi.h"
 #include "format/format.h"
 #include "report/module.h"
 
@@ -84,6 +86,15 @@ struct elf_module {
 	size_t ncus;
 	struct profil_sym_range *syms;	/* sorted by start, disjoint */
 	size_t nsyms, syms_cap;
+	char *opened;			/* the debug store's copy, when that is what was read */
+	/*
+	 * The unwind tables' entries (ELF addresses), which a stripped binary keeps: where the
+	 * code no symbol names begins and ends.  Read once, at the first such pc, and their
+	 * names made as they are met.
+	 */
+	struct profil_cfi_entries fdes;
+	char **fde_names;
+	int fdes_read;
 };
 
 /* The session's libdwfl set-up (sym->elf), made at its first ELF module. */
@@ -345,6 +356,11 @@ module_open_by_build_id(struct profil_symbolizer *sym, struct elf_module *mod)
 		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", mod->base->build_id[i]);
 	snprintf(path + n, sizeof(path) - n, ".debug");
 	fd = open_regular(path);
+	if (fd >= 0) {
+		free(mod->opened);
+		/* Without memory the unwind entries are read from the module's path, or not. */
+		mod->opened = strdup(path);
+	}
 	return fd;
 }
 
@@ -845,6 +861,73 @@ sym_range_add(struct elf_module *mod, uint64_t start, uint64_t end, const char *
 	mod->nsyms++;
 }
 
+/*
+ * The unwind entry (FDE) holding vaddr, reading the file's entries on first use: once per
+ * module, and only for a module with code no symbol names.  The file read is the one libdwfl
+ * was given, checked by build-id; a file that cannot be read has no entries, and its
+ * unnamed code keeps a name per address.  NULL when no entry holds vaddr.
+ */
+static const struct profil_cfi_entry *
+module_fde(struct elf_module *mod, uint64_t vaddr)
+{
+	struct profil_cfi_object o;
+	size_t lo;
+	int fd;
+
+	if (!mod->fdes_read) {
+		mod->fdes_read = 1;
+		fd = open_regular(mod->opened != NULL ? mod->opened : mod->base->path);
+		if (fd >= 0 && profil_cfi_object_load_entries(&o, fd, profil_cfi_inflate_zlib) == 0) {
+			if (o.entries.n > 0 && (mod->base->build_id_len == 0 ||
+			    o.build_id_len == 0 || (o.build_id_len == mod->base->build_id_len &&
+			    memcmp(o.build_id, mod->base->build_id, o.build_id_len) == 0)))
+				mod->fde_names = calloc(o.entries.n, sizeof(*mod->fde_names));
+			if (mod->fde_names != NULL) {
+				mod->fdes = o.entries;
+				o.entries.v = NULL;
+				o.entries.n = 0;
+			}
+			profil_cfi_object_release(&o);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	lo = count_at_or_below(mod->fdes.v, mod->fdes.n, sizeof(*mod->fdes.v),
+	    offsetof(struct profil_cfi_entry, start), vaddr);
+	return lo > 0 && vaddr < mod->fdes.v[lo - 1].end ? &mod->fdes.v[lo - 1] : NULL;
+}
+
+/*
+ * A location for offset (at vaddr) in code no symbol names, by the unwind entry that holds
+ * it: one function per entry, so a stripped binary's hot function is one row, not one per
+ * address.  Its name is made here, not read from a symbol table, so it is neither demangled
+ * nor cut at an '@'.  1 when no entry holds the code; else 0 or -ENOMEM.
+ */
+static int
+unwind_location(struct elf_module *mod, uint64_t offset, uint64_t vaddr,
+    struct profil_frame *chain, size_t n, const char *comp_dir, struct profil_location **out)
+{
+	const struct profil_cfi_entry *fde = module_fde(mod, vaddr);
+	size_t at;
+	int err;
+
+	if (fde == NULL)
+		return 1;
+	at = (size_t)(fde - mod->fdes.v);
+	if (mod->fde_names[at] == NULL &&
+	    asprintf(&mod->fde_names[at], "%s+0x%" PRIx64, mod->base->name,
+	    offset - (vaddr - fde->start)) < 0) {
+		mod->fde_names[at] = NULL;
+		return -ENOMEM;
+	}
+	err = profil_location_make(mod->base, offset, fde->start, NULL, chain, n, comp_dir, out);
+	if (err == 0) {
+		(*out)->known = PROFIL_LOCATION_UNWIND;
+		(*out)->frames[n - 1].function = mod->fde_names[at];
+	}
+	return err;
+}
+
 static int
 elf_resolve_in(struct elf_module *mod, uint64_t offset, struct profil_location **out)
 {
@@ -856,8 +939,10 @@ elf_resolve_in(struct elf_module *mod, uint64_t offset, struct profil_location *
 	const char *alias;
 	GElf_Sym symbol;
 	size_t n = 0, at;
+	int err, placed = 0;
 
 	if (mod->dwfl != NULL && module_vaddr(mod, offset, &vaddr) == 0) {
+		placed = 1;
 		/*
 		 * dwfl_module_addrinfo scans every symbol: the sorted alias table answers first,
 		 * then the ranges it answered before, and it only for what is left.
@@ -888,6 +973,11 @@ elf_resolve_in(struct elf_module *mod, uint64_t offset, struct profil_location *
 		chain[0].file = NULL;
 		chain[0].line = 0;
 		n = 1;
+	}
+	if (name == NULL && placed) {
+		err = unwind_location(mod, offset, vaddr, chain, n, comp_dir, out);
+		if (err <= 0)
+			return err;
 	}
 	/*
 	 * The owning function is named by its ELF symbol, as perf names it: the symbol covers the
@@ -953,6 +1043,11 @@ elf_release(struct profil_module *base)
 	free(mod->segs);
 	free(mod->aliases);
 	free(mod->starts);
+	for (i = 0; i < mod->fdes.n; i++)
+		free(mod->fde_names[i]);
+	free(mod->fde_names);
+	free(mod->fdes.v);
+	free(mod->opened);
 	if (mod->dwfl != NULL)
 		dwfl_end(mod->dwfl);
 	free(mod);

@@ -3,7 +3,9 @@
  * function and module.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,9 @@ struct report_file {
 	struct profil_file *f;
 	double hz;			/* ticks per CPU second, to turn ticks into seconds */
 	uint64_t total;			/* ticks of the file */
+	uint64_t waiting;		/* of them, waiting threads' (--wall) */
+	double seconds;
+	double waiting_seconds;
 };
 
 /*
@@ -263,8 +268,10 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_l
 		if (l->fresh && touch(r, fr.module) != 0)
 			return -ENOMEM;
 		l->fresh = 0;
+		/* Keys of kind 1 (a symbol's start) and 3 (an unwind entry's) never meet. */
 		if (loc->known)
-			e = entry_get(r, fr.module, loc->function_start, 1, group);
+			e = entry_get(r, fr.module, loc->function_start,
+			    loc->known == PROFIL_LOCATION_UNWIND ? 3 : 1, group);
 		else
 			e = entry_get(r, fr.module, loc->offset, 0, group);
 		if (e != NULL && e->e.count == 0) {
@@ -313,6 +320,9 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 	rf->f = f;
 	rf->hz = file_hz(f);
 	rf->total = 0;
+	rf->waiting = 0;
+	rf->seconds = 0;
+	rf->waiting_seconds = 0;
 	if (rf->name == NULL) {
 		profil_file_free(f);
 		return -ENOMEM;
@@ -346,6 +356,11 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 
 		err = report_pc(r, rf, &l, s);
 		rf->total = profil_count_add(rf->total, s->count);
+		rf->seconds += (double)s->count / rf->hz;
+		if (s->depth > 0 && profil_pc_is_wait(s->pcs[0])) {
+			rf->waiting = profil_count_add(rf->waiting, s->count);
+			rf->waiting_seconds += (double)s->count / rf->hz;
+		}
 		r->total = profil_count_add(r->total, s->count);
 		r->seconds += (double)s->count / rf->hz;
 	}
@@ -363,6 +378,55 @@ double
 profil_report_seconds(const struct profil_report *r)
 {
 	return r->seconds;
+}
+
+void
+profil_report_time_add(struct profil_report_time *sum, const struct profil_report_time *t)
+{
+	sum->samples = profil_count_add(sum->samples, t->samples);
+	sum->waiting = profil_count_add(sum->waiting, t->waiting);
+	sum->seconds += t->seconds;
+	sum->waiting_seconds += t->waiting_seconds;
+	sum->wall |= t->wall;
+}
+
+void
+profil_report_time(const struct profil_report *r, size_t i, struct profil_report_time *t)
+{
+	const struct report_file *rf;
+	struct profil_report_time one;
+	size_t j;
+
+	memset(t, 0, sizeof(*t));
+	for (j = 0; j < r->nfiles; j++) {
+		if (i != PROFIL_REPORT_ALL && j != i)
+			continue;
+		rf = &r->files[j];
+		one.samples = rf->total;
+		one.waiting = rf->waiting;
+		one.seconds = rf->seconds;
+		one.waiting_seconds = rf->waiting_seconds;
+		one.wall = (rf->f->hdr.flags & PROFIL_HDR_WALL) != 0;
+		profil_report_time_add(t, &one);
+	}
+}
+
+const char *
+profil_report_time_say(const struct profil_report_time *t, int seconds, char *buf, size_t len)
+{
+	if (!t->wall && !seconds)
+		snprintf(buf, len, "%" PRIu64 " samples", t->samples);
+	else if (!t->wall)
+		snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of CPU", t->samples,
+		    t->seconds);
+	else if (!seconds)
+		snprintf(buf, len, "%" PRIu64 " samples (%" PRIu64 " on a CPU, %" PRIu64
+		    " waiting)", t->samples, t->samples - t->waiting, t->waiting);
+	else
+		snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of threads' time: %.3f on "
+		    "a CPU, %.3f waiting", t->samples, t->seconds,
+		    t->seconds - t->waiting_seconds, t->waiting_seconds);
+	return buf;
 }
 
 size_t

@@ -68,9 +68,37 @@ enum profil_report_split profil_report_get_split(const struct profil_report *r);
  */
 int profil_report_add(struct profil_report *r, const char *name, struct profil_file *f);
 
-/* Totals over every file added: ticks, seconds of CPU they stand for, files, dropped ticks. */
+/* Totals over every file added: ticks, seconds they stand for (time), files. */
 uint64_t profil_report_total(const struct profil_report *r);
 double profil_report_seconds(const struct profil_report *r);
+
+/*
+ * What a set of samples stands for.  Without --wall every tick is a period of CPU time; with
+ * it (PROFIL_HDR_WALL), the ticks of waiting threads (their leaf a wait frame) are wall time
+ * spent waiting, and the others time on a CPU: together, the threads' time.
+ */
+struct profil_report_time {
+	uint64_t samples;	/* ticks, of every row */
+	uint64_t waiting;	/* of them, those of waiting threads */
+	double seconds;		/* of all the ticks, each file's at its rate */
+	double waiting_seconds;	/* of the waiting ones */
+	int wall;		/* a file was recorded with --wall */
+};
+
+/* The time of file i, or of every file with PROFIL_REPORT_ALL; sums of such times. */
+#define PROFIL_REPORT_ALL	SIZE_MAX
+void profil_report_time(const struct profil_report *r, size_t i, struct profil_report_time *t);
+void profil_report_time_add(struct profil_report_time *sum, const struct profil_report_time *t);
+
+/*
+ * profil_report_time_say - the one way every header, title and export says what samples
+ * stand for, so that wall time is never called CPU time and the counts are the rows':
+ * "N samples, S seconds of CPU", or for --wall "N samples, S seconds of threads' time:
+ * C on a CPU, W waiting".  With seconds 0, the counts alone: "N samples", or for --wall
+ * "N samples (C on a CPU, W waiting)".  Returns buf (len bytes).
+ */
+const char *profil_report_time_say(const struct profil_report_time *t, int seconds, char *buf,
+    size_t len);
 size_t profil_report_nfiles(const struct profil_report *r);
 const struct profil_file *profil_report_file(const struct profil_report *r, size_t i,
     const char **name);
@@ -132,9 +160,10 @@ int profil_report_flat_print(struct profil_report *r, const struct profil_flat_o
     FILE *out);
 
 /*
- * The lines every view starts with: "<title>: N processes, N samples, N seconds of CPU", then
- * one line per process that has samples (program, pid, samples, achieved and requested rate,
- * clock, how it ended), and a count of those without.  Beyond PROFIL_SUMMARY_PROCESSES
+ * The lines every view starts with: "<title>: N processes, " and what the samples stand for
+ * (profil_report_time_say), then one line per process that has samples (program, pid, samples
+ * as the rows count them, achieved and requested rate, clock, how it ended), and a count of
+ * those without.  Beyond PROFIL_SUMMARY_PROCESSES
  * processes with samples, one line per program instead (its processes, samples, seconds).
  */
 #define PROFIL_SUMMARY_PROCESSES	16

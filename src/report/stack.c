@@ -139,6 +139,12 @@ profil_pc_is_marker(uint64_t pc)
 	return pc >= PROFIL_PC_WAIT_MIN;
 }
 
+int
+profil_pc_is_wait(uint64_t pc)
+{
+	return pc >= PROFIL_PC_WAIT_MIN && pc < PROFIL_PC_MARKER_MIN;
+}
+
 const char *
 profil_pc_marker_name(uint64_t pc)
 {

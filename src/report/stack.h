@@ -92,6 +92,13 @@ size_t profil_stack_frame_levels(const struct profil_stack_frame *fr);
 int profil_pc_is_marker(uint64_t pc);
 
 /*
+ * Whether pc is a wait frame (PROFIL_PC_WAIT): the leaf of a sample of a thread that waited
+ * (--wall), whose ticks are wall time and no CPU time.  The one test every view and exporter
+ * makes to tell the two apart.
+ */
+int profil_pc_is_wait(uint64_t pc);
+
+/*
  * The name of a marker pc: "[stack cut: ...]", or "[wait: read, sleeping]" naming the system
  * call and the thread's state; NULL when pc is not a marker.  The name lives as long as the
  * process.

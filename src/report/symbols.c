@@ -325,7 +325,7 @@ profil_location_make(struct profil_module *mod, uint64_t offset, uint64_t start,
 	loc->module = mod;
 	loc->offset = offset;
 	loc->function_start = start;
-	loc->known = name != NULL;
+	loc->known = name != NULL ? PROFIL_LOCATION_SYMBOL : PROFIL_LOCATION_UNNAMED;
 	loc->nframes = n;
 	loc->comp_dir = comp_dir;
 	loc->frames = (struct profil_frame *)(loc + 1);

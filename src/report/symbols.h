@@ -42,12 +42,26 @@ struct profil_location {
 	const struct profil_module *module;
 	uint64_t offset;	/* file offset in the module */
 	uint64_t function_start;	/* ELF address of the owning function; its identity */
-	int known;		/* 0: no symbol covers it, shown as module+0xoffset */
+	int known;		/* PROFIL_LOCATION_* */
 	size_t nframes;		/* at least 1 */
 	struct profil_frame *frames;
 	const char *comp_dir;	/* the compilation directory, that relative file names are in;
 				   NULL when unknown */
 };
+
+/*
+ * What names the code of a location (its known):
+ *   UNNAMED  nothing: shown as module+0xoffset, one row per address
+ *   SYMBOL   a symbol (or DWARF): function_start is its address
+ *   UNWIND   no symbol, but an entry of the unwind tables (an FDE of .eh_frame or
+ *            .debug_frame) holds it, and stripped binaries keep those: one function per
+ *            entry, named module+0xSTART with START the file offset where the entry begins
+ *            (offsets as module+0xoffset names use them); function_start is the entry's ELF
+ *            address.  Its own kind of identity, so that it never merges with a symbol.
+ */
+#define PROFIL_LOCATION_UNNAMED	0
+#define PROFIL_LOCATION_SYMBOL	1
+#define PROFIL_LOCATION_UNWIND	2
 
 /* Why a module is only partly symbolized; the caller warns once per module. */
 enum profil_module_status {
