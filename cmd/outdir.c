@@ -41,32 +41,59 @@ is_profile_name(const char *name)
 	return name[0] != '.' && n > 7 && strcmp(name + n - 7, ".profil") == 0;
 }
 
-/* A writer's temporary (".<prog>.<pid>.<serial>.tmp"), left by a run killed while writing. */
+/* Whether the n characters at s are decimal digits, at least one. */
+static int
+all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return n > 0;
+}
+
+/*
+ * A writer's temporary, left by a run killed while writing: ".<prog>.<pid>.<serial>.tmp", the
+ * name both recorders make (src/outside/images.c, src/record/flush.c); prog is never empty.
+ * Any hidden ".tmp" was taken for one, and an editor's draft went with the recording.
+ */
 static int
 is_temporary_name(const char *name)
 {
-	size_t n = strlen(name);
+	size_t n = strlen(name), end, dot;
 
-	return name[0] == '.' && n > 5 && strcmp(name + n - 4, ".tmp") == 0;
+	if (name[0] != '.' || n < 9 || strcmp(name + n - 4, ".tmp") != 0)
+		return 0;
+	end = n - 4;
+	for (dot = end; dot > 1 && name[dot - 1] != '.'; dot--)
+		;
+	if (dot <= 1 || !all_digits(name + dot, end - dot))
+		return 0;
+	end = dot - 1;
+	for (dot = end; dot > 1 && name[dot - 1] != '.'; dot--)
+		;
+	return dot > 2 && all_digits(name + dot, end - dot);
 }
 
 /*
  * Whether name in dfd is a recorder's file: a regular file, and a temporary or a profile that
  * starts as one does.  The magic is read rather than trusting the name: a file of the user's
- * that happens to end in .profil keeps its directory from being moved.
+ * that happens to end in .profil keeps its directory from being moved.  A temporary may also
+ * be empty, when the run was killed before its first write.
  */
 static int
 is_recording_file(int dfd, const char *name)
 {
 	char magic[8];
 	struct stat st;
-	int fd, ok;
+	int fd, ok, tmp = is_temporary_name(name);
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 		return 0;
-	if (is_temporary_name(name))
+	if (tmp && st.st_size == 0)
 		return 1;
-	if (!is_profile_name(name))
+	if (!tmp && !is_profile_name(name))
 		return 0;
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)

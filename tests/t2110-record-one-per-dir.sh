@@ -140,4 +140,27 @@ test_expect_success '--append: the notes speak of this run'"'"'s profiles alone'
 	grep "own SIGPROF handler.*$second" n2.err && ! grep -q "$first" n2.err
 '
 
+# A review found a hidden .tmp of the user's counted as a recorder's temporary: the directory
+# holding it was moved, and a second run deleted it.  A temporary is the writers' own name
+# (.<prog>.<pid>.<serial>.tmp), empty or starting as a profile does; anything else is the user's.
+test_expect_success 'a .tmp that is not a recorder'"'"'s: the directory is left as it is' '
+	mkdir draft && echo precious > draft/.thesis-draft.tmp &&
+	"$PROFIL" record -q -o draft -- "$REC/exits" exit 0.1 > /dev/null 2> draft.err
+	rc=$? && cat draft.err && test $rc -eq 1 && grep "holds other files" draft.err &&
+	! test -e draft.old && test "$(cat draft/.thesis-draft.tmp)" = precious &&
+	mkdir named && echo precious > named/.exits.12.3.tmp &&
+	"$PROFIL" record -q -o named -- "$REC/exits" exit 0.1 > /dev/null 2> named.err
+	rc=$? && cat named.err && test $rc -eq 1 && grep "holds other files" named.err &&
+	! test -e named.old && test "$(cat named/.exits.12.3.tmp)" = precious
+'
+
+test_expect_success 'a recorder'"'"'s temporaries (empty, or a profile'"'"'s start) still move' '
+	"$PROFIL" record -q -o tmps -- "$REC/exits" exit 0.1 > /dev/null
+	: > tmps/.exits.12.0.tmp && head -c 64 tmps/exits.*.profil > tmps/.exits.12.1.tmp &&
+	"$PROFIL" record -q -o tmps -- "$REC/exits" exit 0.1 > /dev/null
+	test $? -eq 7 && ls -A tmps.old | grep -c "tmp$" | grep -qx 2 &&
+	"$PROFIL" record -q -o tmps -- "$REC/exits" exit 0.1 > /dev/null
+	test $? -eq 7 && ! ls -A tmps.old | grep "tmp$"
+'
+
 test_done
