@@ -329,6 +329,7 @@ int
 profil_cmd_outdir_open(struct profil_cmd_outdir *d, const char *path, int append)
 {
 	char base[PATH_MAX];
+	const char *last;
 	size_t n = strlen(path);
 
 	memset(d, 0, sizeof(*d));
@@ -343,6 +344,17 @@ profil_cmd_outdir_open(struct profil_cmd_outdir *d, const char *path, int append
 	}
 	memcpy(base, path, n);
 	base[n] = '\0';
+	/*
+	 * "." or "..": no rename(2) moves the current directory or its parent, and "-o ." worked
+	 * once, then failed for ever with a subject of "..old".  Adding to it needs no move.
+	 */
+	last = strrchr(base, '/');
+	last = last != NULL ? last + 1 : base;
+	if (!append && is_dot(last)) {
+		profil_cmd_error("output directory cannot be renamed to keep one recording per "
+		    "directory (name it, or --append to add to it)", path);
+		return 1;
+	}
 	if (!append && rotate(base) != 0)
 		return 1;
 	d->fd = open_output(path);

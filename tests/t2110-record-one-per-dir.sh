@@ -163,4 +163,23 @@ test_expect_success 'a recorder'"'"'s temporaries (empty, or a profile'"'"'s sta
 	test $? -eq 7 && ! ls -A tmps.old | grep "tmp$"
 '
 
+# "-o ." worked once, then failed for ever with a subject of "..old".  The current or the
+# parent directory cannot be renamed: refused at once, unless --append.
+test_expect_success '-o . or dir/. or ..: refused, nothing written; --append works' '
+	mkdir dot && (cd dot && "$PROFIL" record -o . -- "$REC/exits" exit 0.1) > /dev/null \
+		2> dot.err
+	rc=$? && cat dot.err && test $rc -eq 1 &&
+	grep "^profil: output directory cannot be renamed to keep one recording per directory.*--append.*: .\..$" dot.err &&
+	test -z "$(ls -A dot)" &&
+	for d in dot/. dot/./ dot/sub/..; do
+		mkdir -p dot/sub && "$PROFIL" record -q -o $d -- "$REC/exits" exit 0.1 \
+			> /dev/null 2> d.err
+		rc=$? && cat d.err && test $rc -eq 1 && grep -q "^profil: output directory" d.err ||
+			exit 1
+	done &&
+	test "$(ls -A dot)" = sub && ! test -e dot.old && ! test -e ..old &&
+	(cd dot && "$PROFIL" record -q -o . --append -- "$REC/exits" exit 0.1) > /dev/null
+	test $? -eq 7 && test "$(progs dot)" = "exits sub "
+'
+
 test_done
