@@ -149,24 +149,18 @@ classify(int dfd)
 }
 
 /*
- * Removes the recording directory path, file by file: each is checked again before it goes, so
- * a file that appeared since it was classified stays, and so does the directory.
+ * Removes the recording directory dfd, at path, file by file: each is checked again before it
+ * goes, so a file that appeared since it was classified stays, and so does the directory.
  */
 static int
-remove_recording(const char *path)
+remove_recording(int dfd, const char *path)
 {
-	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = 0;
 	struct dirent *d;
-	DIR *dp;
+	DIR *dp = dir_stream(dfd);
+	int r = 0;
 
-	if (dfd < 0)
+	if (dp == NULL)
 		return -errno;
-	dp = dir_stream(dfd);
-	if (dp == NULL) {
-		r = -errno;
-		close(dfd);
-		return r;
-	}
 	while (r == 0 && (d = readdir(dp)) != NULL) {
 		if (is_dot(d->d_name))
 			continue;
@@ -176,7 +170,6 @@ remove_recording(const char *path)
 			r = -errno;
 	}
 	closedir(dp);
-	close(dfd);
 	if (r == 0 && rmdir(path) != 0)
 		r = -errno;
 	return r;
@@ -191,17 +184,19 @@ error_errno(const char *what, int e, const char *subject)
 	profil_cmd_error(msg, subject);
 }
 
-/* The kind of the directory at path, not following a last symbolic link; -errno. */
+/*
+ * Whether the directory dfd is where a filesystem is mounted (or the root), which rename(2)
+ * cannot move (EBUSY).  A bind mount within one filesystem is not seen here; its rename fails,
+ * before anything else was changed.
+ */
 static int
-classify_path(const char *path, int follow)
+is_mount_point(int dfd)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)), k;
+	struct stat st, parent;
 
-	if (fd < 0)
-		return -errno;
-	k = classify(fd);
-	close(fd);
-	return k;
+	if (fstat(dfd, &st) != 0 || fstatat(dfd, "..", &parent, 0) != 0)
+		return 0;
+	return st.st_dev != parent.st_dev || st.st_ino == parent.st_ino;
 }
 
 /*
@@ -211,63 +206,103 @@ classify_path(const char *path, int follow)
 static int
 rotate(const char *path)
 {
-	char old[PATH_MAX];
+	char old[PATH_MAX], tmp[PATH_MAX];
 	struct stat st;
-	int kind, r;
+	int kind, r, dfd, ofd = -1, ret = 1;
 
 	/* Missing or no directory: open_output() makes it, or says why it cannot. */
 	if (lstat(path, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
 		return 0;
-	kind = classify_path(path, 1);
-	if (kind == -ENOTDIR || kind == -ENOENT)
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 && (errno == ENOTDIR || errno == ENOENT))
 		return 0;
+	kind = dfd < 0 ? -errno : classify(dfd);
 	if (kind < 0) {
 		error_errno("cannot read output directory", -kind, path);
-		return 1;
+		goto out;
 	}
-	if (kind == OUTDIR_EMPTY)
-		return 0;
+	if (kind == OUTDIR_EMPTY) {
+		ret = 0;
+		goto out;
+	}
 	if (kind == OUTDIR_OTHER) {
 		profil_cmd_error("output directory holds other files than profiles, left as it is "
 		    "(another -o, or --append to add to it)", path);
-		return 1;
+		goto out;
 	}
 	/* Moving a link would not move the recording it leads to; nor is another's ours to move. */
 	if (S_ISLNK(st.st_mode)) {
 		profil_cmd_error("output directory is a symbolic link to a recording, left as it "
 		    "is (--append adds to it)", path);
-		return 1;
+		goto out;
 	}
 	if (st.st_uid != geteuid()) {
 		profil_cmd_error("output directory is another user's recording, left as it is "
 		    "(another -o, or --append to add to it)", path);
-		return 1;
+		goto out;
 	}
-	if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old)) {
+	if (is_mount_point(dfd)) {
+		profil_cmd_error("output directory is a mount point, which cannot be renamed, left "
+		    "as it is (another -o, or --append to add to it)", path);
+		goto out;
+	}
+	if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.old.%ld.tmp", path, (long)getpid()) >=
+	    sizeof(tmp)) {
 		profil_cmd_error("output directory name too long", path);
-		return 1;
+		goto out;
 	}
 	if (lstat(old, &st) == 0) {
-		kind = S_ISDIR(st.st_mode) ? classify_path(old, 0) : OUTDIR_OTHER;
+		ofd = S_ISDIR(st.st_mode) ? open(old, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC) : -1;
+		kind = ofd >= 0 ? classify(ofd) : OUTDIR_OTHER;
 		if (kind == OUTDIR_OTHER || st.st_uid != geteuid()) {
 			profil_cmd_error("the previous recording's place holds something else, "
 			    "left as it is (another -o, or --append)", old);
-			return 1;
+			goto out;
 		}
-		r = kind < 0 ? kind : remove_recording(old);
-		if (r < 0) {
-			error_errno("cannot remove the older recording", -r, old);
-			return 1;
+		if (kind < 0) {
+			error_errno("cannot remove the older recording", -kind, old);
+			goto out;
 		}
 	} else if (errno != ENOENT) {
 		error_errno("cannot keep the previous recording", errno, old);
-		return 1;
+		goto out;
 	}
-	if (rename(path, old) != 0) {
+	if (ofd < 0) {
+		if (rename(path, old) != 0)
+			error_errno("cannot keep the previous recording", errno, path);
+		else
+			ret = 0;
+		goto out;
+	}
+	/*
+	 * The move that can still fail comes before the older recording goes (a bind mount is
+	 * busy, say): moved aside first under a name of ours, and put back if the rest fails.
+	 * Killed half way, the recording is under that name, not lost.
+	 */
+	if (rename(path, tmp) != 0) {
+		error_errno("cannot keep the previous recording", errno, path);
+		goto out;
+	}
+	r = remove_recording(ofd, old);
+	if (r < 0) {
+		error_errno("cannot remove the older recording", -r, old);
+		rename(tmp, path);
+		goto out;
+	}
+	if (rename(tmp, old) != 0) {
 		error_errno("cannot keep the previous recording", errno, old);
-		return 1;
+		rename(tmp, path);
+		goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	if (ofd >= 0)
+		close(ofd);
+	if (dfd >= 0)
+		close(dfd);
+	return ret;
 }
 
 /*

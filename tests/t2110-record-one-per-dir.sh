@@ -182,4 +182,30 @@ test_expect_success '-o . or dir/. or ..: refused, nothing written; --append wor
 	test $? -eq 7 && test "$(progs dot)" = "exits sub "
 '
 
+# Moving a directory that is a mount point fails (EBUSY): an older DIR.old was deleted first,
+# and nothing was moved.  A mount point is refused at once; where the rename still fails (a
+# bind mount on the same filesystem), it fails before DIR.old is touched.
+mkdir mnt bind
+if mount -t tmpfs tmpfs mnt 2> mount.err && mount --bind bind bind 2>> mount.err; then
+	trap 'umount mnt bind 2> /dev/null; rm -rf "$TRASH"' EXIT
+	test_expect_success 'a mount point: refused at once, DIR.old kept' '
+		"$PROFIL" record -q -o mnt -- "$REC/exits" exit 0.1 > /dev/null
+		cp -a mnt mnt.old && ls mnt mnt.old > before &&
+		"$PROFIL" record -q -o mnt -- "$REC/exits" exit 0.1 > /dev/null 2> mnt.err
+		rc=$? && cat mnt.err && test $rc -eq 1 &&
+		grep "^profil: output directory is a mount point.*: .mnt.$" mnt.err &&
+		ls mnt mnt.old | diff before -
+	'
+	test_expect_success 'a move that fails: DIR.old kept' '
+		"$PROFIL" record -q -o bind -- "$REC/exits" exit 0.1 > /dev/null
+		cp -a bind bind.old && ls bind bind.old > before &&
+		"$PROFIL" record -q -o bind -- "$REC/exits" exit 0.1 > /dev/null 2> bind.err
+		rc=$? && cat bind.err && test $rc -eq 1 &&
+		grep "^profil: cannot .*(Device or resource busy): .bind.$" bind.err &&
+		ls bind bind.old | diff before - && ! ls | grep "^bind\.old\."
+	'
+else
+	echo "ok - # skip a tmpfs or a bind mount cannot be mounted here: $(cat mount.err)"
+fi
+
 test_done
