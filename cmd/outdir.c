@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -185,6 +186,17 @@ error_errno(const char *what, int e, const char *subject)
 }
 
 /*
+ * Locks the directory dfd for the recording being written in it, for as long as dfd stays
+ * open: 0, or 1 when another recording holds it.  Where the filesystem cannot lock (NFS takes
+ * flock(2) on a read-only descriptor as EBADF) the recording goes on unguarded, as before.
+ */
+static int
+lock_dir(int dfd)
+{
+	return flock(dfd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
+
+/*
  * Whether the directory dfd is where a filesystem is mounted (or the root), which rename(2)
  * cannot move (EBUSY).  A bind mount within one filesystem is not seen here; its rename fails,
  * before anything else was changed.
@@ -216,6 +228,11 @@ rotate(const char *path)
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 && (errno == ENOTDIR || errno == ENOENT))
 		return 0;
+	/* Moved, a recording still being written would go on in DIR.old, and be removed next. */
+	if (dfd >= 0 && lock_dir(dfd)) {
+		profil_cmd_error("output directory is in use by another recording", path);
+		goto out;
+	}
 	kind = dfd < 0 ? -errno : classify(dfd);
 	if (kind < 0) {
 		error_errno("cannot read output directory", -kind, path);
@@ -255,6 +272,10 @@ rotate(const char *path)
 	if (lstat(old, &st) == 0) {
 		ofd = S_ISDIR(st.st_mode) ? open(old, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC) : -1;
+		if (ofd >= 0 && lock_dir(ofd)) {
+			profil_cmd_error("output directory is in use by another recording", old);
+			goto out;
+		}
 		kind = ofd >= 0 ? classify(ofd) : OUTDIR_OTHER;
 		if (kind == OUTDIR_OTHER || st.st_uid != geteuid()) {
 			profil_cmd_error("the previous recording's place holds something else, "
@@ -324,8 +345,20 @@ open_output(const char *dir)
 		return -1;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		error_errno("cannot open output directory", errno, dir);
+		return -1;
+	}
+	/*
+	 * Held until profil ends, which is after the program it runs ends, so it guards the
+	 * in-process recorder's files too.  --append waits its turn as well: two runs adding at
+	 * once would each count the other's files as its own at the end.
+	 */
+	if (lock_dir(fd)) {
+		profil_cmd_error("output directory is in use by another recording", dir);
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 

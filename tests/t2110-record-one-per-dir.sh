@@ -208,4 +208,58 @@ else
 	echo "ok - # skip a tmpfs or a bind mount cannot be mounted here: $(cat mount.err)"
 fi
 
+# wait_for_profile DIR: until DIR holds a profile (a running image's is written about once a
+# second), for at most 10 s.
+wait_for_profile() {
+	i=0
+	while ! ls "$1"/*.profil > /dev/null 2>&1; do
+		[ $i -lt 100 ] || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# A review found a later run deleting a recording still being written: the first moved the
+# live DIR to DIR.old (where its end line did not say it was), the second deleted DIR.old file
+# by file, snapshot and temporary, and the recording ended with "cannot write profile".  A
+# recording holds a lock on its directory while it runs; another run into it, to move it, to
+# remove it as DIR.old, or to add to it, is refused.
+if [ $outside = 1 ]; then
+	test_expect_success 'a recording being written is neither moved, removed nor added to' '
+		"$PROFIL" record -o live -- "$REC/exits" exit 4 > /dev/null 2> live.err & rec=$!
+		wait_for_profile live && ls live > before &&
+		"$PROFIL" record -q -o live -- true 2> l1.err; rc1=$?
+		"$PROFIL" record -q -o live -- true 2> l2.err; rc2=$?
+		"$PROFIL" record -q -o live --append -- true 2> l3.err; rc3=$?
+		mkdir other2 && "$PROFIL" record -q -o other2 -- true &&
+		mv other2 live2 && "$PROFIL" record -q -o live2.old -- "$REC/exits" exit 4 \
+			> /dev/null & rec2=$!
+		wait_for_profile live2.old &&
+		"$PROFIL" record -q -o live2 -- true 2> l4.err; rc4=$?
+		wait $rec; rc=$?; wait $rec2
+		cat l1.err l2.err l3.err l4.err live.err &&
+		echo "status $rc1 $rc2 $rc3 $rc4, the recording $rc" &&
+		test $rc1 -eq 1 && test $rc2 -eq 1 && test $rc3 -eq 1 && test $rc4 -eq 1 &&
+		test $rc -eq 7 &&
+		grep "^profil: output directory is in use by another recording: .live.$" l1.err &&
+		grep "^profil: output directory is in use by another recording: .live2.old.$" l4.err &&
+		ls live | diff before - && ! test -e live.old &&
+		grep "^profil: 1 process, .* in live/$" live.err &&
+		"$PROFIL" report live > /dev/null && "$PROFIL" report live2.old > /dev/null
+	'
+fi
+
+test_expect_success 'the in-process recorder'"'"'s directory is in use while it runs' '
+	"$PROFIL" record -q --clock ring -o ilive -- "$REC/exits" exit 2 > /dev/null & rec=$!
+	sleep 0.5 &&
+	"$PROFIL" record -q --clock ring -o ilive -- true 2> i1.err; rc1=$?
+	wait $rec; rc=$?
+	cat i1.err && test $rc1 -eq 1 && test $rc -eq 7 &&
+	grep "^profil: output directory is in use by another recording: .ilive.$" i1.err &&
+	test "$(progs ilive)" = "exits " && ! test -e ilive.old &&
+	# The recorder in the program keeps an O_PATH descriptor of its own there (l---------).
+	"$PROFIL" record -q --clock ring -o ilive -- sh -c "ls -l /proc/\$\$/fd" > fds &&
+	cat fds && ! grep ilive fds | grep -v "^l---------"
+'
+
 test_done
