@@ -298,25 +298,38 @@ record_inside(const struct record_opts *o, char **cmd, const struct profil_cmd_o
 	return command_status(status, cmd[0]);
 }
 
-/* The program execvp(3) would run for name: its path, through PATH when name has no '/'. */
+/*
+ * The program execvp(3) would run for name: its path, through PATH when name has no '/'.
+ * Returns 0, or execvp's -errno: -EACCES when a candidate was found but cannot be run, else
+ * -ENOENT.
+ */
 static int
 resolve_command(const char *name, char *out, size_t cap)
 {
 	const char *path = getenv("PATH"), *p;
+	struct stat st;
+	int e = -ENOENT;
 
+	if (*name == '\0')
+		return -ENOENT;
 	if (strchr(name, '/') != NULL) {
 		snprintf(out, cap, "%s", name);
-		return access(out, X_OK);
+		if (access(out, X_OK) != 0)
+			return -errno;
+		return stat(out, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -EACCES;
 	}
 	for (p = path != NULL ? path : "/usr/local/bin:/usr/bin:/bin"; ; p++) {
 		size_t n = strcspn(p, ":");
 
 		snprintf(out, cap, "%.*s%s%s", (int)n, n > 0 ? p : ".", "/", name);
-		if (access(out, X_OK) == 0)
-			return 0;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(out, X_OK) == 0)
+				return 0;
+			e = -EACCES;
+		}
 		p += n;
 		if (*p == '\0')
-			return -1;
+			return e;
 	}
 }
 
@@ -681,7 +694,7 @@ attach_done(void *arg)
  * touched otherwise; at the end the events are closed and they run on.
  */
 static int
-record_attach(const struct record_opts *o, const struct profil_cmd_outdir *out)
+record_attach(const struct record_opts *o, struct profil_cmd_outdir *out)
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
@@ -725,7 +738,7 @@ record_attach(const struct record_opts *o, const struct profil_cmd_outdir *out)
 	so.stack_copy = o->stack_copy;
 	so.wall = o->wall;
 	so.follow_exec = 1;
-	so.dirfd = out->fd;
+	so.dirfd = -1;
 	if (profil_outside_new(&so, &s) < 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
@@ -751,6 +764,16 @@ record_attach(const struct record_opts *o, const struct profil_cmd_outdir *out)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", i > 0 ? ", " : "",
 		    (int)pids[i]);
 	}
+	/* Attached, which is what fails on a mistyped pid: only now is the directory rotated. */
+	if (profil_cmd_outdir_open(out, o->dir != NULL ? o->dir : "profil.out", o->append) != 0) {
+		for (i = 0; i < n; i++)
+			if (pidfds[i] >= 0)
+				close(pidfds[i]);
+		profil_outside_free(s);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 1;
+	}
+	profil_outside_set_dirfd(s, out->fd);
 	if (!o->quiet)
 		fprintf(stderr, "profil: attached to %zu process%s (%s), %d thread%s\n", n,
 		    n == 1 ? "" : "es", list, threads, threads == 1 ? "" : "s");
@@ -932,17 +955,33 @@ profil_cmd_record(int argc, char **argv)
 			refused = -r;
 		}
 	}
+	/*
+	 * A command that cannot run fails here, as execvp(3) would in the child (127, or 126),
+	 * before the output directory is rotated: a typo must not cost a generation.
+	 */
+	if (o.pids == NULL && (r = resolve_command(argv[optind], prog, sizeof(prog))) < 0) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "cannot run command (%s)", strerror(-r));
+		profil_cmd_error(what, argv[optind]);
+		return r == -ENOENT ? 127 : 126;
+	}
 	/* Nothing preloads into a static program: said, rather than a silent empty run. */
-	if (o.pids == NULL && !outside && resolve_command(argv[optind], prog, sizeof(prog)) == 0 &&
-	    is_static_elf(prog)) {
+	if (o.pids == NULL && !outside && is_static_elf(prog)) {
 		if (refused != 0)
 			say_inside(refused, argv[optind]);
 		profil_cmd_error("a statically linked program cannot be recorded from inside; "
 		    "perf events are needed", prog);
 		return 1;
 	}
-	/* Here, before either recorder starts: one place decides where the recording goes. */
-	if (profil_cmd_outdir_open(&out, o.dir != NULL ? o.dir : "profil.out", o.append) != 0)
+	/*
+	 * Here, before either recorder starts a command: one place decides where the recording
+	 * goes.  -p opens it once it has attached.
+	 */
+	memset(&out, 0, sizeof(out));
+	out.fd = -1;
+	if (o.pids == NULL &&
+	    profil_cmd_outdir_open(&out, o.dir != NULL ? o.dir : "profil.out", o.append) != 0)
 		return 1;
 	if (o.pids != NULL)
 		r = record_attach(&o, &out);

@@ -262,4 +262,23 @@ test_expect_success 'the in-process recorder'"'"'s directory is in use while it 
 	cat fds && ! grep ilive fds | grep -v "^l---------"
 '
 
+# A typo cost a generation: the directory was rotated before anything could fail.  A command
+# that cannot be run, or a process that cannot be attached to, leaves both as they were.
+test_expect_success 'a command not found, a pid not attached: nothing rotated' '
+	"$PROFIL" record -q -o gen -- "$REC/exits" exit 0.1 > /dev/null
+	"$PROFIL" record -q -o gen -- "$REC/threads" 0.1 > /dev/null &&
+	ls gen gen.old > before &&
+	"$PROFIL" record -o gen -- /nonexistent 2> nx.err; rc=$?
+	cat nx.err && test $rc -eq 127 && grep "^profil: cannot run command.*/nonexistent" nx.err &&
+	ls gen gen.old | diff before - &&
+	"$PROFIL" record -o gen -- no-such-command-here 2> nx.err; test $? -eq 127 &&
+	ls gen gen.old | diff before - &&
+	if [ $outside = 1 ]; then
+		p=999999; while kill -0 $p 2> /dev/null; do p=$((p + 1)); done
+		"$PROFIL" record -o gen -p $p 2> p.err; rc=$?
+		cat p.err && test $rc -eq 1 && grep "^profil: cannot attach" p.err &&
+		ls gen gen.old | diff before -
+	fi
+'
+
 test_done

@@ -65,6 +65,14 @@ int profil_outside_new(const struct profil_outside_opts *o, struct profil_outsid
 void profil_outside_free(struct profil_outside *s);
 
 /*
+ * profil_outside_set_dirfd - where the profiles go, when it was not known at
+ * profil_outside_new: -p attaches first, so that a process it cannot attach to costs no
+ * rotation of the output directory.  Nothing is written before the first profil_outside_read
+ * or profil_outside_snapshot, which must come after this.
+ */
+void profil_outside_set_dirfd(struct profil_outside *s, int dirfd);
+
+/*
  * profil_outside_start - opens the events on pid, a child of ours that has not yet exec'ed:
  * they are enabled by the kernel when it execs, so only the new image is sampled, from its
  * first instruction in the dynamic loader.  Returns 0 or -errno; err gets a message naming
