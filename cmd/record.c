@@ -470,7 +470,8 @@ signals_deliver(const sigset_t *wait_mask)
 
 /*
  * Waits for the rings, the processes' pidfds and our signals, reading the rings as they fill
- * and at least every 100 ms, and writing running images about once a second.  With wall_ns,
+ * and at least every 100 ms (more often while a ring hung up, profil_outside_drain_ns), and
+ * writing running images about once a second.  With wall_ns,
  * the waiting threads are sampled every wall_ns (late ticks count the periods they missed).
  * Returns when done() says so.
  */
@@ -487,6 +488,8 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 	 */
 	unsigned char gone[LOOP_RINGS + LOOP_PIDFDS] = { 0 };
 	uint64_t last_snapshot = 0, next_wall = monotonic_ns() + wall_ns;
+	uint64_t drain_ns = profil_outside_drain_ns(s);
+	int rings_gone = 0;
 
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
@@ -494,10 +497,17 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 		uint64_t ms, now = monotonic_ns();
 		int ready;
 
+		/*
+		 * A ring that hung up is read on the timeout alone: at 100 ms, a high rate filled it
+		 * in between and lost thousands of samples (-F 20000 -g, five processes, the first
+		 * attached exiting: 15260 lost in 4 s, none with this).
+		 */
+		if (rings_gone && (uint64_t)ts.tv_nsec > drain_ns)
+			ts.tv_nsec = (long)drain_ns;
 		if (wall_ns > 0) {
 			uint64_t wait = next_wall > now ? next_wall - now : 0;
 
-			if (wait < 100 * 1000 * 1000)
+			if (wait < (uint64_t)ts.tv_nsec)
 				ts.tv_nsec = (long)wait;
 		}
 		for (i = 0; i < nrings; i++) {
@@ -517,8 +527,10 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 		ready = ppoll(fds, n, &ts, wait_mask);
 		for (i = 0; ready > 0 && i < n; i++)
 			if ((fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0 ||
-			    (slot[i] >= LOOP_RINGS && fds[i].revents != 0))
+			    (slot[i] >= LOOP_RINGS && fds[i].revents != 0)) {
 				gone[slot[i]] = 1;
+				rings_gone |= slot[i] < LOOP_RINGS;
+			}
 		signals_deliver(wait_mask);
 		profil_outside_read(s, 0);
 		if (done(arg))

@@ -92,6 +92,15 @@ int profil_outside_attach(struct profil_outside *s, pid_t pid, char *err, size_t
 size_t profil_outside_pollfds(const struct profil_outside *s, struct pollfd *fds, size_t max);
 
 /*
+ * profil_outside_drain_ns - how often to read a ring that poll(2) no longer wakes for: a
+ * quarter of the time the smallest ring takes to fill at the session's rate and sample size,
+ * between 1 and 100 ms.  A ring belongs to the events of the first thread attached to on its
+ * CPU; once that thread exits its descriptor polls POLLHUP for ever, never POLLIN, while the
+ * other threads' samples still go to it.
+ */
+uint64_t profil_outside_drain_ns(const struct profil_outside *s);
+
+/*
  * profil_outside_read - reads what the kernel wrote into the rings.  Records are put in time
  * order across CPUs before they are applied, so a record waits for one more read unless final
  * is set (nothing more will come).  Images that ended are written out and freed.
