@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,32 +42,59 @@ is_profile_name(const char *name)
 	return name[0] != '.' && n > 7 && strcmp(name + n - 7, ".profil") == 0;
 }
 
-/* A writer's temporary (".<prog>.<pid>.<serial>.tmp"), left by a run killed while writing. */
+/* Whether the n characters at s are decimal digits, at least one. */
+static int
+all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return n > 0;
+}
+
+/*
+ * A writer's temporary, left by a run killed while writing: ".<prog>.<pid>.<serial>.tmp", the
+ * name both recorders make (src/outside/images.c, src/record/flush.c); prog is never empty.
+ * Any hidden ".tmp" was taken for one, and an editor's draft went with the recording.
+ */
 static int
 is_temporary_name(const char *name)
 {
-	size_t n = strlen(name);
+	size_t n = strlen(name), end, dot;
 
-	return name[0] == '.' && n > 5 && strcmp(name + n - 4, ".tmp") == 0;
+	if (name[0] != '.' || n < 9 || strcmp(name + n - 4, ".tmp") != 0)
+		return 0;
+	end = n - 4;
+	for (dot = end; dot > 1 && name[dot - 1] != '.'; dot--)
+		;
+	if (dot <= 1 || !all_digits(name + dot, end - dot))
+		return 0;
+	end = dot - 1;
+	for (dot = end; dot > 1 && name[dot - 1] != '.'; dot--)
+		;
+	return dot > 2 && all_digits(name + dot, end - dot);
 }
 
 /*
  * Whether name in dfd is a recorder's file: a regular file, and a temporary or a profile that
  * starts as one does.  The magic is read rather than trusting the name: a file of the user's
- * that happens to end in .profil keeps its directory from being moved.
+ * that happens to end in .profil keeps its directory from being moved.  A temporary may also
+ * be empty, when the run was killed before its first write.
  */
 static int
 is_recording_file(int dfd, const char *name)
 {
 	char magic[8];
 	struct stat st;
-	int fd, ok;
+	int fd, ok, tmp = is_temporary_name(name);
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 		return 0;
-	if (is_temporary_name(name))
+	if (tmp && st.st_size == 0)
 		return 1;
-	if (!is_profile_name(name))
+	if (!tmp && !is_profile_name(name))
 		return 0;
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -122,24 +150,18 @@ classify(int dfd)
 }
 
 /*
- * Removes the recording directory path, file by file: each is checked again before it goes, so
- * a file that appeared since it was classified stays, and so does the directory.
+ * Removes the recording directory dfd, at path, file by file: each is checked again before it
+ * goes, so a file that appeared since it was classified stays, and so does the directory.
  */
 static int
-remove_recording(const char *path)
+remove_recording(int dfd, const char *path)
 {
-	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = 0;
 	struct dirent *d;
-	DIR *dp;
+	DIR *dp = dir_stream(dfd);
+	int r = 0;
 
-	if (dfd < 0)
+	if (dp == NULL)
 		return -errno;
-	dp = dir_stream(dfd);
-	if (dp == NULL) {
-		r = -errno;
-		close(dfd);
-		return r;
-	}
 	while (r == 0 && (d = readdir(dp)) != NULL) {
 		if (is_dot(d->d_name))
 			continue;
@@ -149,7 +171,6 @@ remove_recording(const char *path)
 			r = -errno;
 	}
 	closedir(dp);
-	close(dfd);
 	if (r == 0 && rmdir(path) != 0)
 		r = -errno;
 	return r;
@@ -164,17 +185,30 @@ error_errno(const char *what, int e, const char *subject)
 	profil_cmd_error(msg, subject);
 }
 
-/* The kind of the directory at path, not following a last symbolic link; -errno. */
+/*
+ * Locks the directory dfd for the recording being written in it, for as long as dfd stays
+ * open: 0, or 1 when another recording holds it.  Where the filesystem cannot lock (NFS takes
+ * flock(2) on a read-only descriptor as EBADF) the recording goes on unguarded, as before.
+ */
 static int
-classify_path(const char *path, int follow)
+lock_dir(int dfd)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)), k;
+	return flock(dfd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
 
-	if (fd < 0)
-		return -errno;
-	k = classify(fd);
-	close(fd);
-	return k;
+/*
+ * Whether the directory dfd is where a filesystem is mounted (or the root), which rename(2)
+ * cannot move (EBUSY).  A bind mount within one filesystem is not seen here; its rename fails,
+ * before anything else was changed.
+ */
+static int
+is_mount_point(int dfd)
+{
+	struct stat st, parent;
+
+	if (fstat(dfd, &st) != 0 || fstatat(dfd, "..", &parent, 0) != 0)
+		return 0;
+	return st.st_dev != parent.st_dev || st.st_ino == parent.st_ino;
 }
 
 /*
@@ -184,63 +218,112 @@ classify_path(const char *path, int follow)
 static int
 rotate(const char *path)
 {
-	char old[PATH_MAX];
+	char old[PATH_MAX], tmp[PATH_MAX];
 	struct stat st;
-	int kind, r;
+	int kind, r, dfd, ofd = -1, ret = 1;
 
 	/* Missing or no directory: open_output() makes it, or says why it cannot. */
 	if (lstat(path, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
 		return 0;
-	kind = classify_path(path, 1);
-	if (kind == -ENOTDIR || kind == -ENOENT)
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 && (errno == ENOTDIR || errno == ENOENT))
 		return 0;
+	/* Moved, a recording still being written would go on in DIR.old, and be removed next. */
+	if (dfd >= 0 && lock_dir(dfd)) {
+		profil_cmd_error("output directory is in use by another recording", path);
+		goto out;
+	}
+	kind = dfd < 0 ? -errno : classify(dfd);
 	if (kind < 0) {
 		error_errno("cannot read output directory", -kind, path);
-		return 1;
+		goto out;
 	}
-	if (kind == OUTDIR_EMPTY)
-		return 0;
+	if (kind == OUTDIR_EMPTY) {
+		ret = 0;
+		goto out;
+	}
 	if (kind == OUTDIR_OTHER) {
 		profil_cmd_error("output directory holds other files than profiles, left as it is "
 		    "(another -o, or --append to add to it)", path);
-		return 1;
+		goto out;
 	}
 	/* Moving a link would not move the recording it leads to; nor is another's ours to move. */
 	if (S_ISLNK(st.st_mode)) {
 		profil_cmd_error("output directory is a symbolic link to a recording, left as it "
 		    "is (--append adds to it)", path);
-		return 1;
+		goto out;
 	}
 	if (st.st_uid != geteuid()) {
 		profil_cmd_error("output directory is another user's recording, left as it is "
 		    "(another -o, or --append to add to it)", path);
-		return 1;
+		goto out;
 	}
-	if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old)) {
+	if (is_mount_point(dfd)) {
+		profil_cmd_error("output directory is a mount point, which cannot be renamed, left "
+		    "as it is (another -o, or --append to add to it)", path);
+		goto out;
+	}
+	if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.old.%ld.tmp", path, (long)getpid()) >=
+	    sizeof(tmp)) {
 		profil_cmd_error("output directory name too long", path);
-		return 1;
+		goto out;
 	}
 	if (lstat(old, &st) == 0) {
-		kind = S_ISDIR(st.st_mode) ? classify_path(old, 0) : OUTDIR_OTHER;
+		ofd = S_ISDIR(st.st_mode) ? open(old, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC) : -1;
+		if (ofd >= 0 && lock_dir(ofd)) {
+			profil_cmd_error("output directory is in use by another recording", old);
+			goto out;
+		}
+		kind = ofd >= 0 ? classify(ofd) : OUTDIR_OTHER;
 		if (kind == OUTDIR_OTHER || st.st_uid != geteuid()) {
 			profil_cmd_error("the previous recording's place holds something else, "
 			    "left as it is (another -o, or --append)", old);
-			return 1;
+			goto out;
 		}
-		r = kind < 0 ? kind : remove_recording(old);
-		if (r < 0) {
-			error_errno("cannot remove the older recording", -r, old);
-			return 1;
+		if (kind < 0) {
+			error_errno("cannot remove the older recording", -kind, old);
+			goto out;
 		}
 	} else if (errno != ENOENT) {
 		error_errno("cannot keep the previous recording", errno, old);
-		return 1;
+		goto out;
 	}
-	if (rename(path, old) != 0) {
+	if (ofd < 0) {
+		if (rename(path, old) != 0)
+			error_errno("cannot keep the previous recording", errno, path);
+		else
+			ret = 0;
+		goto out;
+	}
+	/*
+	 * The move that can still fail comes before the older recording goes (a bind mount is
+	 * busy, say): moved aside first under a name of ours, and put back if the rest fails.
+	 * Killed half way, the recording is under that name, not lost.
+	 */
+	if (rename(path, tmp) != 0) {
+		error_errno("cannot keep the previous recording", errno, path);
+		goto out;
+	}
+	r = remove_recording(ofd, old);
+	if (r < 0) {
+		error_errno("cannot remove the older recording", -r, old);
+		rename(tmp, path);
+		goto out;
+	}
+	if (rename(tmp, old) != 0) {
 		error_errno("cannot keep the previous recording", errno, old);
-		return 1;
+		rename(tmp, path);
+		goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	if (ofd >= 0)
+		close(ofd);
+	if (dfd >= 0)
+		close(dfd);
+	return ret;
 }
 
 /*
@@ -262,8 +345,20 @@ open_output(const char *dir)
 		return -1;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		error_errno("cannot open output directory", errno, dir);
+		return -1;
+	}
+	/*
+	 * Held until profil ends, which is after the program it runs ends, so it guards the
+	 * in-process recorder's files too.  --append waits its turn as well: two runs adding at
+	 * once would each count the other's files as its own at the end.
+	 */
+	if (lock_dir(fd)) {
+		profil_cmd_error("output directory is in use by another recording", dir);
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -302,6 +397,7 @@ int
 profil_cmd_outdir_open(struct profil_cmd_outdir *d, const char *path, int append)
 {
 	char base[PATH_MAX];
+	const char *last;
 	size_t n = strlen(path);
 
 	memset(d, 0, sizeof(*d));
@@ -316,6 +412,17 @@ profil_cmd_outdir_open(struct profil_cmd_outdir *d, const char *path, int append
 	}
 	memcpy(base, path, n);
 	base[n] = '\0';
+	/*
+	 * "." or "..": no rename(2) moves the current directory or its parent, and "-o ." worked
+	 * once, then failed for ever with a subject of "..old".  Adding to it needs no move.
+	 */
+	last = strrchr(base, '/');
+	last = last != NULL ? last + 1 : base;
+	if (!append && is_dot(last)) {
+		profil_cmd_error("output directory cannot be renamed to keep one recording per "
+		    "directory (name it, or --append to add to it)", path);
+		return 1;
+	}
 	if (!append && rotate(base) != 0)
 		return 1;
 	d->fd = open_output(path);

@@ -23,9 +23,12 @@ struct profil_cmd_outdir {
 /*
  * profil_cmd_outdir_open - makes path the directory of a new recording: created if missing;
  * a recording there is renamed path.old (an older path.old, itself a recording, removed), unless
- * append.  An empty directory is used as it is.  A directory holding other files, or a
- * path.old that is not a recording, is left untouched and refused, with one message on stderr,
- * as is another user's symbolic link.  Returns 0, or 1 (the exit status) after the message.
+ * append.  An empty directory is used as it is.  A directory holding other files, a mount
+ * point, a last component "." or "..", or a path.old that is not a recording, is left
+ * untouched and refused, with one message on stderr, as is another user's symbolic link.  The
+ * directory stays locked (flock) until d->fd is closed, by release or profil's exit: a
+ * directory, or a path.old, that another recording holds is refused, with append too.
+ * Returns 0, or 1 (the exit status) after the message.
  */
 int profil_cmd_outdir_open(struct profil_cmd_outdir *d, const char *path, int append);
 

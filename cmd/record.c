@@ -309,25 +309,38 @@ record_inside(const struct record_opts *o, char **cmd, const struct profil_cmd_o
 	return r == 0 && failed > 0 ? 1 : r;
 }
 
-/* The program execvp(3) would run for name: its path, through PATH when name has no '/'. */
+/*
+ * The program execvp(3) would run for name: its path, through PATH when name has no '/'.
+ * Returns 0, or execvp's -errno: -EACCES when a candidate was found but cannot be run, else
+ * -ENOENT.
+ */
 static int
 resolve_command(const char *name, char *out, size_t cap)
 {
 	const char *path = getenv("PATH"), *p;
+	struct stat st;
+	int e = -ENOENT;
 
+	if (*name == '\0')
+		return -ENOENT;
 	if (strchr(name, '/') != NULL) {
 		snprintf(out, cap, "%s", name);
-		return access(out, X_OK);
+		if (access(out, X_OK) != 0)
+			return -errno;
+		return stat(out, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -EACCES;
 	}
 	for (p = path != NULL ? path : "/usr/local/bin:/usr/bin:/bin"; ; p++) {
 		size_t n = strcspn(p, ":");
 
 		snprintf(out, cap, "%.*s%s%s", (int)n, n > 0 ? p : ".", "/", name);
-		if (access(out, X_OK) == 0)
-			return 0;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(out, X_OK) == 0)
+				return 0;
+			e = -EACCES;
+		}
 		p += n;
 		if (*p == '\0')
-			return -1;
+			return e;
 	}
 }
 
@@ -468,7 +481,8 @@ signals_deliver(const sigset_t *wait_mask)
 
 /*
  * Waits for the rings, the processes' pidfds and our signals, reading the rings as they fill
- * and at least every 100 ms, and writing running images about once a second.  With wall_ns,
+ * and at least every 100 ms (more often while a ring hung up, profil_outside_drain_ns), and
+ * writing running images about once a second.  With wall_ns,
  * the waiting threads are sampled every wall_ns (late ticks count the periods they missed).
  * Returns when done() says so.
  */
@@ -485,6 +499,8 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 	 */
 	unsigned char gone[LOOP_RINGS + LOOP_PIDFDS] = { 0 };
 	uint64_t last_snapshot = 0, next_wall = monotonic_ns() + wall_ns;
+	uint64_t drain_ns = profil_outside_drain_ns(s);
+	int rings_gone = 0;
 
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
@@ -492,10 +508,17 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 		uint64_t ms, now = monotonic_ns();
 		int ready;
 
+		/*
+		 * A ring that hung up is read on the timeout alone: at 100 ms, a high rate filled it
+		 * in between and lost thousands of samples (-F 20000 -g, five processes, the first
+		 * attached exiting: 15260 lost in 4 s, none with this).
+		 */
+		if (rings_gone && (uint64_t)ts.tv_nsec > drain_ns)
+			ts.tv_nsec = (long)drain_ns;
 		if (wall_ns > 0) {
 			uint64_t wait = next_wall > now ? next_wall - now : 0;
 
-			if (wait < 100 * 1000 * 1000)
+			if (wait < (uint64_t)ts.tv_nsec)
 				ts.tv_nsec = (long)wait;
 		}
 		for (i = 0; i < nrings; i++) {
@@ -515,8 +538,10 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 		ready = ppoll(fds, n, &ts, wait_mask);
 		for (i = 0; ready > 0 && i < n; i++)
 			if ((fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0 ||
-			    (slot[i] >= LOOP_RINGS && fds[i].revents != 0))
+			    (slot[i] >= LOOP_RINGS && fds[i].revents != 0)) {
 				gone[slot[i]] = 1;
+				rings_gone |= slot[i] < LOOP_RINGS;
+			}
 		signals_deliver(wait_mask);
 		profil_outside_read(s, 0);
 		if (done(arg))
@@ -692,7 +717,7 @@ attach_done(void *arg)
  * touched otherwise; at the end the events are closed and they run on.
  */
 static int
-record_attach(const struct record_opts *o, const struct profil_cmd_outdir *out)
+record_attach(const struct record_opts *o, struct profil_cmd_outdir *out)
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
@@ -736,7 +761,7 @@ record_attach(const struct record_opts *o, const struct profil_cmd_outdir *out)
 	so.stack_copy = o->stack_copy;
 	so.wall = o->wall;
 	so.follow_exec = 1;
-	so.dirfd = out->fd;
+	so.dirfd = -1;
 	if (profil_outside_new(&so, &s) < 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
@@ -762,6 +787,16 @@ record_attach(const struct record_opts *o, const struct profil_cmd_outdir *out)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", i > 0 ? ", " : "",
 		    (int)pids[i]);
 	}
+	/* Attached, which is what fails on a mistyped pid: only now is the directory rotated. */
+	if (profil_cmd_outdir_open(out, o->dir != NULL ? o->dir : "profil.out", o->append) != 0) {
+		for (i = 0; i < n; i++)
+			if (pidfds[i] >= 0)
+				close(pidfds[i]);
+		profil_outside_free(s);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 1;
+	}
+	profil_outside_set_dirfd(s, out->fd);
 	if (!o->quiet)
 		fprintf(stderr, "profil: attached to %zu process%s (%s), %d thread%s\n", n,
 		    n == 1 ? "" : "es", list, threads, threads == 1 ? "" : "s");
@@ -956,17 +991,33 @@ profil_cmd_record(int argc, char **argv)
 			refused = -r;
 		}
 	}
+	/*
+	 * A command that cannot run fails here, as execvp(3) would in the child (127, or 126),
+	 * before the output directory is rotated: a typo must not cost a generation.
+	 */
+	if (o.pids == NULL && (r = resolve_command(argv[optind], prog, sizeof(prog))) < 0) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "cannot run command (%s)", strerror(-r));
+		profil_cmd_error(what, argv[optind]);
+		return r == -ENOENT ? 127 : 126;
+	}
 	/* Nothing preloads into a static program: said, rather than a silent empty run. */
-	if (o.pids == NULL && !outside && resolve_command(argv[optind], prog, sizeof(prog)) == 0 &&
-	    is_static_elf(prog)) {
+	if (o.pids == NULL && !outside && is_static_elf(prog)) {
 		if (refused != 0)
 			say_inside(refused, argv[optind]);
 		profil_cmd_error("a statically linked program cannot be recorded from inside; "
 		    "perf events are needed", prog);
 		return 1;
 	}
-	/* Here, before either recorder starts: one place decides where the recording goes. */
-	if (profil_cmd_outdir_open(&out, o.dir != NULL ? o.dir : "profil.out", o.append) != 0)
+	/*
+	 * Here, before either recorder starts a command: one place decides where the recording
+	 * goes.  -p opens it once it has attached.
+	 */
+	memset(&out, 0, sizeof(out));
+	out.fd = -1;
+	if (o.pids == NULL &&
+	    profil_cmd_outdir_open(&out, o.dir != NULL ? o.dir : "profil.out", o.append) != 0)
 		return 1;
 	if (o.pids != NULL)
 		r = record_attach(&o, &out);

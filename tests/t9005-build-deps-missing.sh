@@ -34,6 +34,17 @@ test_expect_success 'no libiberty: named alone' '
 	! test -e "$TRASH/b2/cli"
 '
 
+# tools/deps.sh installs the build machine's libraries, no help to a cross compiler: the
+# message says which pkg-config to point at the target's instead.
+test_expect_success 'a cross CC: pointed at its target'"'"'s pkg-config, not at tools/deps.sh' '
+	printf "#!/bin/sh\necho aarch64-linux-gnu\n" > "$TRASH/cross-cc" &&
+	chmod +x "$TRASH/cross-cc" &&
+	(cd "$ROOT" && PKG_CONFIG_LIBDIR="$TRASH/empty-pc" CC="$TRASH/cross-cc" \
+		tools/check-cli-deps.sh libdw) 2> err4
+	rc=$? && cat err4 && test $rc -eq 1 && ! grep deps.sh err4 &&
+	grep "for aarch64-linux-gnu (CC is a cross compiler.*PKG_CONFIG=aarch64-linux-gnu-pkg-config or PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig): .libdw libiberty.$" err4
+'
+
 test_expect_success 'all there: the check says nothing' '
 	(cd "$ROOT" && tools/check-cli-deps.sh libdw zlib) > out3 2>&1 && ! test -s out3
 '

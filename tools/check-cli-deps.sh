@@ -15,6 +15,17 @@ case $(${CC:-cc} -print-file-name=libiberty.a 2> /dev/null) in
 *) missing="$missing libiberty" ;;
 esac
 [ -z "$missing" ] && exit 0
-printf "profil: missing libraries the profil command is built with (tools/deps.sh installs them, \
-as make demo and make check do; run it as root): '%s'\n" "${missing# }" >&2
+# tools/deps.sh installs the build machine's libraries: a cross compiler needs its target's,
+# found through a pkg-config that looks among them.
+target=$(${CC:-cc} -dumpmachine 2> /dev/null)
+case $target in
+"" | "$(uname -m)"-*)
+	printf "profil: missing libraries the profil command is built with (tools/deps.sh installs \
+them, as make demo and make check do; run it as root): '%s'\n" "${missing# }" >&2 ;;
+*)
+	printf "profil: missing libraries the profil command is built with, for %s (CC is a \
+cross compiler: install them for that target, and set PKG_CONFIG=%s-pkg-config or \
+PKG_CONFIG_LIBDIR=/usr/lib/%s/pkgconfig): '%s'\n" "$target" "$target" "$target" \
+	    "${missing# }" >&2 ;;
+esac
 exit 1

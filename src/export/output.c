@@ -76,6 +76,7 @@ profil_output_strerror(int err)
  */
 struct profil_output_sink {
 	int fd;
+	int owned;			/* fd is ours to close: the temporary's, not stdout */
 	int error;			/* the first errno of a write, or 0 */
 };
 
@@ -101,19 +102,22 @@ sink_write(void *cookie, const char *buf, size_t n)
 	return (ssize_t)done;
 }
 
-/* Standard output is not ours to close; the temporary's descriptor is. */
+/*
+ * Standard output is not ours to close; the temporary's descriptor is, even when it is 1
+ * (profil run with stdout closed): told by the flag, not the number.
+ */
 static int
 sink_close(void *cookie)
 {
 	struct profil_output_sink *s = cookie;
 
-	if (s->fd != STDOUT_FILENO && close(s->fd) != 0 && s->error == 0)
+	if (s->owned && close(s->fd) != 0 && s->error == 0)
 		s->error = errno;
 	return 0;
 }
 
 static int
-sink_open(struct profil_output *o, int fd)
+sink_open(struct profil_output *o, int fd, int owned)
 {
 	static const cookie_io_functions_t io = { NULL, sink_write, NULL, sink_close };
 
@@ -121,6 +125,7 @@ sink_open(struct profil_output *o, int fd)
 	if (o->sink == NULL)
 		return -ENOMEM;
 	o->sink->fd = fd;
+	o->sink->owned = owned;
 	o->f = fopencookie(o->sink, "w", io);
 	if (o->f == NULL) {
 		free(o->sink);
@@ -150,7 +155,7 @@ profil_output_open(struct profil_output *o, const char *path)
 		/* Whatever stdout holds goes first: the sink writes to its descriptor. */
 		if (fflush(stdout) != 0)
 			return -errno;
-		return sink_open(o, STDOUT_FILENO);
+		return sink_open(o, STDOUT_FILENO, 0);
 	}
 	err = check_target(path, &mode);
 	if (err != 0)
@@ -169,7 +174,7 @@ profil_output_open(struct profil_output *o, const char *path)
 		return err;
 	}
 	(void)fchmod(fd, mode);
-	err = sink_open(o, fd);
+	err = sink_open(o, fd, 1);
 	if (err != 0) {
 		close(fd);
 		unlink(o->tmp);

@@ -370,6 +370,30 @@ profil_outside_pollfds(const struct profil_outside *s, struct pollfd *fds, size_
 	return i;
 }
 
+uint64_t
+profil_outside_drain_ns(const struct profil_outside *s)
+{
+	/* A sample's bytes as attr_init() asks for them: header, ip, pid/tid, time, then more. */
+	uint64_t bytes = 8 + 3 * 8, ns, size = UINT64_MAX;
+	size_t i;
+
+	if (s->opts.depth > 1 && s->opts.frame_pointers)
+		bytes += 8 + 8 * ((uint64_t)s->opts.depth + 2);
+	else if (s->opts.depth > 1)
+		bytes += 8 + 4 * 8 + 8 + s->opts.stack_copy + 8;
+	for (i = 0; i < s->nrings; i++)
+		if (s->rings[i].size < size)
+			size = s->rings[i].size;
+	if (s->nrings == 0 || s->opts.hz == 0)
+		return 100 * 1000 * 1000;
+	/*
+	 * A CPU runs one thread at a time, and each is sampled every period of its CPU time: a
+	 * ring takes at most hz samples a second.  A quarter of the time it takes to fill.
+	 */
+	ns = size * 1000000000 / 4 / ((uint64_t)s->opts.hz * bytes);
+	return ns < 1000000 ? 1000000 : ns > 100000000 ? 100000000 : ns;
+}
+
 static void
 ring_copy(const struct profil_outside_ring *r, uint64_t from, void *dst, size_t n)
 {

@@ -191,6 +191,12 @@ profil_outside_stats(const struct profil_outside *s, struct profil_outside_stats
 }
 
 void
+profil_outside_set_dirfd(struct profil_outside *s, int dirfd)
+{
+	s->opts.dirfd = dirfd;
+}
+
+void
 profil_outside_free(struct profil_outside *s)
 {
 	if (s == NULL)

@@ -65,6 +65,14 @@ int profil_outside_new(const struct profil_outside_opts *o, struct profil_outsid
 void profil_outside_free(struct profil_outside *s);
 
 /*
+ * profil_outside_set_dirfd - where the profiles go, when it was not known at
+ * profil_outside_new: -p attaches first, so that a process it cannot attach to costs no
+ * rotation of the output directory.  Nothing is written before the first profil_outside_read
+ * or profil_outside_snapshot, which must come after this.
+ */
+void profil_outside_set_dirfd(struct profil_outside *s, int dirfd);
+
+/*
  * profil_outside_start - opens the events on pid, a child of ours that has not yet exec'ed:
  * they are enabled by the kernel when it execs, so only the new image is sampled, from its
  * first instruction in the dynamic loader.  Returns 0 or -errno; err gets a message naming
@@ -82,6 +90,15 @@ int profil_outside_attach(struct profil_outside *s, pid_t pid, char *err, size_t
 
 /* The ring descriptors, to poll(2) for POLLIN (a ring half full).  Returns how many. */
 size_t profil_outside_pollfds(const struct profil_outside *s, struct pollfd *fds, size_t max);
+
+/*
+ * profil_outside_drain_ns - how often to read a ring that poll(2) no longer wakes for: a
+ * quarter of the time the smallest ring takes to fill at the session's rate and sample size,
+ * between 1 and 100 ms.  A ring belongs to the events of the first thread attached to on its
+ * CPU; once that thread exits its descriptor polls POLLHUP for ever, never POLLIN, while the
+ * other threads' samples still go to it.
+ */
+uint64_t profil_outside_drain_ns(const struct profil_outside *s);
 
 /*
  * profil_outside_read - reads what the kernel wrote into the rings.  Records are put in time
