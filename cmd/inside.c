@@ -24,7 +24,9 @@
 /*
  * Where the inside recorder says a profile could not be written (PROFIL_RECORD_REPORT): an
  * abstract datagram socket, so that nothing of it is in the program's descriptors or file
- * system.  Returns it, or -1: then nothing is reported, as with a bare LD_PRELOAD.
+ * system.  Abstract names have no permissions and are listed in /proc/net/unix for every user:
+ * each datagram comes with its sender's credentials (SO_PASSCRED), and only ours and root's
+ * are believed.  Returns it, or -1: then nothing is reported, as with a bare LD_PRELOAD.
  */
 int
 profil_cmd_report_open(void)
@@ -33,10 +35,14 @@ profil_cmd_report_open(void)
 	unsigned int rnd = 0;
 	char name[64];
 	size_t n;
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
 
 	if (fd < 0)
 		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0) {
+		close(fd);
+		return -1;
+	}
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) < 0)
 		rnd = (unsigned int)time(NULL);
 	n = (size_t)snprintf(name, sizeof(name), "profil-record.%ld.%08x", (long)getpid(), rnd);
@@ -60,14 +66,42 @@ profil_cmd_report_read(int fd)
 		int err;
 	} *f = calloc(64, sizeof(*f));
 	char buf[PATH_MAX + 32], what[160], *p;
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(struct ucred))];
+	} ctl;
+	struct iovec iov;
+	struct msghdr msg;
+	struct cmsghdr *c;
+	struct ucred cred;
 	size_t nf = 0, i;
-	int failed = 0, more = 0;
+	int failed = 0, more = 0, trusted;
 	ssize_t n;
 	long err;
 
 	if (f == NULL)
 		return 0;
-	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) > 0) {
+	for (;;) {
+		iov.iov_base = buf;
+		iov.iov_len = sizeof(buf) - 1;
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = ctl.space;
+		msg.msg_controllen = sizeof(ctl.space);
+		n = recvmsg(fd, &msg, MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		trusted = 0;
+		for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_CREDENTIALS ||
+			    c->cmsg_len < CMSG_LEN(sizeof(cred)))
+				continue;
+			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			trusted = cred.uid == geteuid() || cred.uid == 0;
+		}
+		if (!trusted)
+			continue;	/* another user's datagram: not our recorder's */
 		buf[n] = '\0';
 		err = strtol(buf, &p, 10);
 		if (*p != ' ' || err < 0)

@@ -6,6 +6,7 @@
 # bare LD_PRELOAD the program's status stays its own.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
+test_needs python3:python3 util-linux:setpriv
 
 full=$PWD/full
 mkdir "$full"
@@ -47,6 +48,18 @@ else
 		rc=$? && echo "status $rc" && cat r.err && test $rc -eq 0 && ! test -s r.err
 	'
 fi
+
+# The report socket's abstract name is in /proc/net/unix for every user to see: a datagram
+# from another user, saying a profile could not be written, is not believed.
+test_expect_success 'another user cannot make profil record fail: its reports are not believed' '
+	{ "$PROFIL" record -q --clock timer -o spoof -- sleep 1.5 2> s.err; echo $? > s.rc; } &
+	sleep 0.7 && name=$(sed -n "s/.* @\(profil-record\.[0-9]*\.[0-9a-f]*\)$/\1/p" \
+		/proc/net/unix | head -n 1) && echo "socket $name" && test -n "$name" &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.sendto(b\"28 /spoofed/by/nobody\", \"\\0\" + sys.argv[1])" "$name" &&
+	wait && cat s.err && test "$(cat s.rc)" -eq 0 && ! grep -q spoofed s.err
+'
 
 # A seccomp filter that refuses perf events is named as the cause, not perf_event_paranoid.
 "$REC/seclaunch" perf_event_open errno "$REC/exit3" 0.1 > probe.out 2>&1
