@@ -40,6 +40,15 @@ process_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static pid_t
 current_tid(void)
 {
@@ -184,8 +193,16 @@ profil_engine_stop_locked(void)
 	atomic_store(&profil_ticks.sink, NULL);
 	disarm_all();
 	profil_signal_restore();
-	/* Handlers already running on other threads may still hold the sink: let them finish. */
-	while (atomic_load(&profil_ticks.running) != 0)
+	/*
+	 * Handlers already running on other threads may still hold the sink: let them finish.
+	 * One takes microseconds.  One that never finishes faulted (SIGSEGV is not blocked in
+	 * it, so that a thread's stack overflow reaches the program's own handler) and was left
+	 * by that handler's siglongjmp: its count stays, and waiting for it would hang the
+	 * program at its exit.  Two seconds is past any handler that still runs, short of a
+	 * thread stopped inside one by a debugger.
+	 */
+	for (uint64_t t0 = monotonic_ns(); atomic_load(&profil_ticks.running) != 0 &&
+	    monotonic_ns() - t0 < 2000000000ULL; )
 		sched_yield();
 	engine.cpu_ns = process_cpu_ns() - engine.cpu_start;
 	engine.running = 0;
