@@ -135,6 +135,35 @@ forward(int signo)
 		kill((pid_t)child_pid, signo);
 }
 
+/*
+ * Under a seccomp filter, the command is forked under the same filters: a process clone
+ * survives them, so the recorder in it may probe its calls in a child (src/engine/seccomp.c).
+ * proc(5): "Seccomp_filters: Number of seccomp filters attached to the thread" (Linux 5.9);
+ * without that count nothing is vouched for, and a variable inherited from an outer run goes.
+ */
+static int
+setup_clone_ok(void)
+{
+	char line[256];
+	long mode = 0, filters = -1;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	if (f != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (sscanf(line, "Seccomp: %ld", &mode) == 1)
+				continue;
+			if (sscanf(line, "Seccomp_filters: %ld", &filters) == 1)
+				break;
+		}
+		fclose(f);
+	}
+	if (mode == 2 && filters > 0) {
+		snprintf(line, sizeof(line), "%ld", filters);
+		return setenv(PROFIL_RECORD_ENV_CLONE_OK, line, 1);
+	}
+	return unsetenv(PROFIL_RECORD_ENV_CLONE_OK);
+}
+
 static int
 setup_env(const char *lib, const char *hz, int stacks, int frame_pointers, int wall,
     const char *dir, int noexec, const char *clock)
@@ -173,7 +202,7 @@ setup_env(const char *lib, const char *hz, int stacks, int frame_pointers, int w
 		return -1;
 	if (clock != NULL && setenv(PROFIL_RECORD_ENV_CLOCK, clock, 1) != 0)
 		return -1;
-	return 0;
+	return setup_clone_ok();
 }
 
 /*

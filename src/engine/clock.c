@@ -209,7 +209,8 @@ try_arm(void *arg)
 /*
  * Under a seccomp filter, the clock is armed first in a probe child (seccomp.c), once per
  * process, filter count and clock: a filter from before exec that kills timer_create(2) or
- * perf_event_open(2) must cost the program its profile, not its life.
+ * perf_event_open(2) must cost the program its profile, not its life.  Where no probe child
+ * may be made, the clock is never armed.
  */
 int
 profil_clock_allowed(int clock, unsigned int hz, int signo)
@@ -227,6 +228,8 @@ profil_clock_allowed(int clock, unsigned int hz, int signo)
 	if (seen[i].pid == getpid() && seen[i].level == level)
 		return seen[i].verdict;
 	r = profil_seccomp_kills(try_arm, &a);
+	if (r == -EPERM)
+		return r;	/* no probe made: one may be, once the process has one thread */
 	seen[i].pid = getpid();
 	seen[i].level = level;
 	seen[i].verdict = r != 0 ? -EPERM : 0;

@@ -75,7 +75,8 @@ void profil_clock_forget(struct profil_thread *t);
 int profil_clock_resolve(enum profil_clock clock, unsigned int hz);
 /*
  * 0 if the clock can be armed here; -EPERM if a seccomp filter would kill the calls that arm it
- * (profil_seccomp_killer() names the one), or the probe could not tell.
+ * (profil_seccomp_killer() names the one), or no probe may be made under the filter in force
+ * (profil_seccomp_may_probe(): the killer is then NULL), or the probe could not tell.
  */
 int profil_clock_allowed(int clock, unsigned int hz, int signo);
 
@@ -128,12 +129,18 @@ int profil_env_replace(char *entry);
  * src/engine/seccomp.c: seccomp filters that kill.  profil_seccomp_filtered() is 0 when the
  * calling thread runs under no filter, else 1 + the number of filters proc(5) counts (1 where it
  * cannot tell), read from /proc/thread-self/status, never through prctl(2), which a filter may
- * kill.  profil_seccomp_kills() runs try(arg) in a child process and returns 1 if a filter killed
- * it, 0 if not, -errno if no child could be made; profil_seccomp_step() names, in that child,
- * the call try makes next, and profil_seccomp_killer() the one a filter killed in the last
- * probe (static storage), or NULL.  Async-signal-safe; the caller makes sure no other thread probes at once.
+ * kill.  profil_seccomp_may_probe() is 1 where a probe child may be made: `profil record`
+ * vouched that a process clone survives the filters (PROFIL_RECORD_ENV_CLONE_OK), their count
+ * is unchanged and the process has one thread; elsewhere a caller under a filter makes none of
+ * the calls it would probe, and says so.  profil_seccomp_kills() runs try(arg) in a child
+ * process, all signals blocked, and returns 1 if a filter killed it (or held it for 2 s), 0 if
+ * not, -EPERM without a child where none may be made, -errno if none could be;
+ * profil_seccomp_step() names, in that child, the call try makes next, and
+ * profil_seccomp_killer() the one a filter killed in the last probe (static storage), or NULL.
+ * Async-signal-safe; the caller makes sure no other thread probes at once.
  */
 int profil_seccomp_filtered(void);
+int profil_seccomp_may_probe(void);
 int profil_seccomp_kills(void (*try)(void *arg), void *arg);
 void profil_seccomp_step(const char *name);
 const char *profil_seccomp_killer(void);

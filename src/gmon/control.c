@@ -307,7 +307,10 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	write_header(g);
 	if (profil_gmon_tables_init() < 0)
 		goto fail;
-	/* Under a seccomp filter that would kill it, the merge does without (merge.c). */
+	/*
+	 * Under a seccomp filter that would kill it, or one that cannot be probed, the merge does
+	 * without (merge.c).
+	 */
 	g->membarrier = (profil_seccomp_filtered() == 0 ||
 	    profil_seccomp_kills(try_membarrier, NULL) == 0) &&
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
@@ -322,7 +325,10 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	profil_engine_lock(&saved);
 	r = profil_gmon_start_locked();
 	profil_engine_unlock(&saved);
-	if (r < 0 && profil_seccomp_killer() != NULL)
+	if (r < 0 && profil_seccomp_filtered() != 0 && !profil_seccomp_may_probe())
+		profil_gmon_warn("no histogram: a seccomp filter is in force (run the program "
+		    "under profil record to probe it)", g->name);
+	else if (r < 0 && profil_seccomp_killer() != NULL)
 		profil_gmon_warn("no histogram: a seccomp filter kills the profiling clock's calls",
 		    profil_seccomp_killer());
 	else if (r < 0)

@@ -46,6 +46,15 @@
  */
 #define PROFIL_RECORD_ENV_REPORT	"PROFIL_RECORD_REPORT"
 
+/*
+ * Set by `profil record` when it runs under a seccomp filter, to the number of filters its
+ * /proc/self/status counts (Seccomp_filters): it forks the command under those same filters, so
+ * a process clone survives them.  Only then may the engine and the recorder make the probe
+ * child of src/engine/seccomp.c, and only while the count is still the same and the process has
+ * one thread.  Unset, the calls a filter might kill are never made.
+ */
+#define PROFIL_RECORD_ENV_CLONE_OK	"PROFIL_RECORD_CLONE_OK"
+
 #define PROFIL_RECORD_CLOCK_AUTO	"auto"
 #define PROFIL_RECORD_CLOCK_TIMER	"timer"
 #define PROFIL_RECORD_CLOCK_PERF	"perf"

@@ -1258,6 +1258,19 @@ setup(void)
 		memcpy(profil_rec.report, report, profil_rec.report_len);
 	}
 	profil_rec.dir_fd = -1;
+	strncpy(profil_rec.progname, program_invocation_short_name,
+	    sizeof(profil_rec.progname) - 1);
+	if (profil_rec.progname[0] == '\0' || strchr(profil_rec.progname, '/') != NULL)
+		strcpy(profil_rec.progname, "unknown");
+	/*
+	 * Under a filter that no `profil record` vouched for (a bare LD_PRELOAD, a filter added
+	 * after it forked, threads already running), even the probe's clone may be killed.
+	 */
+	if (start_seccomp != 0 && !profil_seccomp_may_probe()) {
+		profil_record_warn("recorder disabled: a seccomp filter is in force (run the program "
+		    "under profil record to probe it)", profil_rec.progname);
+		return -EPERM;
+	}
 	if (start_seccomp != 0 && seccomp_probe() < 0) {
 		profil_record_warn(seccomp_what("recorder disabled: ", profil_seccomp_killer(),
 		    NULL), profil_rec.progname);
@@ -1271,10 +1284,6 @@ setup(void)
 		return r;
 	}
 	env_set(PROFIL_RECORD_ENV_DIR, profil_rec.dir, dir_entry, sizeof(dir_entry));
-	strncpy(profil_rec.progname, program_invocation_short_name,
-	    sizeof(profil_rec.progname) - 1);
-	if (profil_rec.progname[0] == '\0' || strchr(profil_rec.progname, '/') != NULL)
-		strcpy(profil_rec.progname, "unknown");
 	n = readlink("/proc/self/exe", profil_rec.exe, sizeof(profil_rec.exe) - 1);
 	profil_rec.exe[n > 0 ? n : 0] = '\0';
 	profil_rec.pid = getpid();
