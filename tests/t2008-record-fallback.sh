@@ -50,10 +50,19 @@ test_expect_success 'and the split is still right' '
 '
 
 test_expect_success '--clock ring where refused: one line, the program runs unprofiled' '
-	"$PROFIL" record -q --clock ring -o fr -- "$REC/noperf" "$REC/exits" exit 0.05 \
+	"$REC/noperf" "$PROFIL" record -q --clock ring -o fr -- "$REC/exits" exit 0.05 \
 		> /dev/null 2> fr.err; test $? -eq 7 && cat fr.err &&
 	test $(wc -l < fr.err) -eq 1 &&
 	grep "^profil: recorder disabled: perf ring buffers refused" fr.err
+'
+
+# profil(1): a filter added after profil record forked the command cannot be probed (the
+# probe's own clone might be what it kills): the recorder stays off and says why.
+test_expect_success 'a filter added after profil record: one line, the program runs unprofiled' '
+	"$PROFIL" record -q --clock ring -o fl -- "$REC/noperf" "$REC/exits" exit 0.05 \
+		> /dev/null 2> fl.err; test $? -eq 7 && cat fl.err &&
+	test $(wc -l < fl.err) -eq 1 &&
+	grep "^profil: recorder disabled: a seccomp filter is in force" fl.err
 '
 
 test_done

@@ -1,3 +1,14 @@
+# With a bare LD_PRELOAD nothing vouches that a clone survives the filter (the probe's own
+# clone may be what it kills): the recorder stays off and says so in one line.
+test_expect_success 'bare LD_PRELOAD under a filter: status 3, recorder off, one line' '
+	"$REC/seclaunch" perf_event_open process env LD_PRELOAD=$B/libprofil-record.so \
+		PROFIL_RECORD_CLOCK=ring PROFIL_RECORD_DIR=$PWD/bare "$REC/exit3" 0.2 \
+		> b.out 2> b.err
+	rc=$? && echo "status $rc" && cat b.err && test $rc -eq 3 &&
+	test "$(wc -l < b.err)" -eq 1 &&
+	grep "^profil: recorder disabled: a seccomp filter is in force" b.err && ! test -e bare
+'
+
 #!/bin/sh
 # A seccomp filter in force from exec, as systemd's SystemCallFilter= installs it, never kills
 # the program for a call of the recorder's.  Issue 23: "Started under a seccomp filter installed
