@@ -1,8 +1,8 @@
 #!/bin/sh
 # profil(3) under a seccomp filter in a program with threads: no child of profiling's is made,
 # for a thread of the program's that reaps every child (waitpid(-1)) could take it and leave
-# the probe's verdict wrong.  profil(3): "the clock is not armed, and profil() fails with
-# EPERM" where the filter's effect on a child of ours is not known.
+# the probe's verdict wrong.  profil(3): "Where no child may be made (the program run directly
+# under a filter, or with threads), the clock is not armed and profil() fails with EPERM."
 . "$(dirname "$0")/lib.sh"
 REC=$B/tests/record
 

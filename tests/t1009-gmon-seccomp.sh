@@ -2,8 +2,8 @@
 # The -pg runtime run directly under a seccomp filter in force from exec: no probe child of
 # ours may be made there (the filter may kill the clone itself), so the profiling clock is not
 # armed and membarrier(2) not used.  The program's status is its own, one line says the
-# histogram is off, and gprof still reads the call counts.  profil(3): "Run directly under a
-# filter ... the -pg runtime writes call counts alone and says so in one line".
+# histogram is off, and gprof still reads the call counts.  profil(3): "run directly under a
+# filter, it writes the call counts alone and says so in one line".
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/pg/gmon.sh"
 REC=$B/tests/record
