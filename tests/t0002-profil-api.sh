@@ -4,5 +4,5 @@
 . "$(dirname "$0")/lib.sh"
 test_run_prog profil_api "$PROGS/profil_api"
 # A tick that faults and is left by the program's siglongjmp: disabling still returns.
-test_run_prog tick_fault timeout 60 "$PROGS/tick_fault"
+test_run_prog tick_fault timeout -s KILL 60 "$PROGS/tick_fault"
 test_done
