@@ -20,19 +20,32 @@ if ! perf record -q -e cpu-clock:u -o probe.data -- true > /dev/null 2>&1; then
 	test_done
 fi
 
-# ours TSV: `profil report --tsv` as "function|module<TAB>count"; unnamed code keeps its offset.
+# ours TSV FDES: `profil report --tsv` as "function|module<TAB>count"; unnamed code keeps its
+# offset, but the PLT stubs (sections .plt, .plt.sec, .plt.got in FDES) are one "plt" per module:
+# perf names each stub by the function it calls (memcpy@plt), profil by the FDE of the section.
 ours() {
-	awk -F '\t' 'NR > 1 {
+	awk -F '\t' 'function hex(s,  i, v) { v = 0; sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		FILENAME == fdes { if ($2 == "plt") { np[$1]++; plo[$1, np[$1]] = $3
+				phi[$1, np[$1]] = $4 }
+			next }
+		FNR > 1 {
 		f = $7; mod = $8
 		if (f == "[unmapped]")
 			key = "?|?"
-		else if (f ~ /\+0x[0-9a-f]+$/)
+		else if (f ~ /\+0x[0-9a-f]+$/) {
 			key = substr(f, index(f, "+0x") + 1) "|" mod
-		else {
+			a = hex(substr(f, index(f, "+0x") + 1))
+			for (i = 1; i <= np[mod]; i++)
+				if (a >= plo[mod, i] && a < phi[mod, i])
+					key = "plt|" mod
+		} else {
 			sub(/@.*/, "", f); key = f "|" mod
 		}
 		print key "\t" $6
-	}' "$1"
+	}' fdes="$2" "$2" "$1"
 }
 
 # fdes TSV: "module<TAB>start<TAB>end" of the FDEs of every module of profil's rows, as file
@@ -41,6 +54,13 @@ fdes() {
 	awk -F '\t' 'NR > 1 && $10 ~ /^\// { print $8 "\t" $10 }' "$1" | sort -u |
 	while IFS='	' read -r mod path; do
 		d=$(readelf -lW "$path" | awk '$1 == "LOAD" && / R E / { print $2, $3; exit }')
+		# The PLT sections, as file offsets: "module<TAB>plt<TAB>start<TAB>end".
+		readelf -SW "$path" | awk -v mod="$mod" 'function hex(s,  i, v) { v = 0
+				for (i = 1; i <= length(s); i++)
+					v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+				return v }
+			{ sub(/^ *\[ *[0-9]+\] */, "") }
+			$1 ~ /^\.plt/ { printf "%s\tplt\t%d\t%d\n", mod, hex($4), hex($4) + hex($5) }'
 		readelf --debug-dump=frames "$path" 2> /dev/null |
 			awk -v mod="$mod" -v d="$d" 'function hex(s,  i, v) { v = 0; sub(/^0x/, "", s)
 					for (i = 1; i <= length(s); i++)
@@ -63,8 +83,12 @@ theirs() {
 		return v }
 	BEGIN {
 		while ((getline line < fdes) > 0) {
-			split(line, f, "\t"); nf[f[1]]++; lo[f[1], nf[f[1]]] = f[2]
-			hi[f[1], nf[f[1]]] = f[3]
+			split(line, f, "\t")
+			if (f[2] == "plt") {
+				np[f[1]]++; plo[f[1], np[f[1]]] = f[3]; phi[f[1], np[f[1]]] = f[4]
+				continue
+			}
+			nf[f[1]]++; lo[f[1], nf[f[1]]] = f[2]; hi[f[1], nf[f[1]]] = f[3]
 		}
 	}
 	{
@@ -76,7 +100,9 @@ theirs() {
 				> "/dev/stderr"
 			next
 		}
-		if (sym ~ /^0x[0-9a-f]+$/) {
+		if (sym ~ /@plt$/) {
+			key = "plt|" dso
+		} else if (sym ~ /^0x[0-9a-f]+$/) {
 			a = hex(sym)
 			for (i = 1; i <= nf[dso]; i++)
 				if (a >= lo[dso, i] && a < hi[dso, i]) {
@@ -84,6 +110,9 @@ theirs() {
 					break
 				}
 			sub(/^0x/, "", sym); sub(/^0*/, "", sym); key = "0x" sym "|" dso
+			for (i = 1; i <= np[dso]; i++)
+				if (a >= plo[dso, i] && a < phi[dso, i])
+					key = "plt|" dso
 		} else if (dso == "?" || sym == "[unknown]") {
 			key = "?|" dso
 		} else {
@@ -108,8 +137,8 @@ compare() {
 		rm -f profil.out/perf.*.profil &&
 		"$P" report --tsv profil.out > ours.tsv 2> report.err
 	) || { echo "not ok - $name: recorded by perf and profil"; cat "$name"/*.err; return; }
-	ours "$name/ours.tsv" > "$name/ours.txt"
 	fdes "$name/ours.tsv" > "$name/fdes.tsv"
+	ours "$name/ours.tsv" "$name/fdes.tsv" > "$name/ours.txt"
 	theirs "$name/perf.data" "$name/fdes.tsv" > "$name/perf.txt" 2> "$name/left-out"
 	sed 's/^/#   /' "$name/left-out"
 	awk -v what="$name" -f "$ROOT/tests/report/compare.awk" "$name/ours.txt" "$name/perf.txt" |
