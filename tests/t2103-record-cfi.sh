@@ -133,11 +133,13 @@ for clock in outside timer ring; do
 	# The one place we know of where the rules are not enough: the two instructions of
 	# _Unwind_RaiseException that move sp to the landing pad's frame before jumping there are not
 	# described by its call frame information.  A few samples in a thousand may land there.
+	# The catch itself runs in catcher's cold part (catcher(double) [clone .cold]), under main
+	# as well: a fresh machine's loaded run put 46 of 982 samples there, freeing exceptions.
 	test_expect_success "--clock $clock: C++ exceptions thrown through frames without frame pointers" '
 		"$PROFIL" record -g --clock $clock -o cxx$clock -- "$R/cfithrow" 1 > /dev/null &&
 		folded cxx$clock > cxx.txt &&
 		t=$(count cxx.txt "_Unwind_RaiseException|__cxa_throw") && all=$(count cxx.txt .) &&
-		whole=$(count cxx.txt "^${TO_MAIN}catcher\\(double\\);") &&
+		whole=$(count cxx.txt "^${TO_MAIN}catcher\\(double\\)( \\[clone [.]cold\\])?;") &&
 		echo "$t samples in the throw; $whole of $all reach main" &&
 		test "$t" -gt 0 && test $((100 * (all - whole))) -le $((2 * all))
 	'
