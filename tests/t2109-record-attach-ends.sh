@@ -86,12 +86,16 @@ test_expect_success '-p ends by itself when the last of its processes exits' '
 # for some 40000 recorded (23-36%), where with the first process living on a few hundred are
 # (up to 1%: the watermark path too waits for profil to be scheduled).  Now such a ring is read
 # every quarter of its filling time: 0 to 402 lost of 60000.  The bound, 5% of the samples
-# recorded, leaves a busier machine room and stays well below what was lost.
+# recorded, stays well below what was lost.  What is checked is how often profil reads, not
+# whether it gets a CPU: beside two CPU burners 11204 of 80122 were lost with profil at the
+# burners' priority.  So profil runs at nice -10 and the busy processes at +19.
 test_expect_success '-p at 20 kHz with stacks, the first process exiting: rings still read' '
 	sleep 100 & a=$!
 	busy="while :; do :; done"
-	sh -c "$busy" & b1=$!; sh -c "$busy" & b2=$!; sh -c "$busy" & b3=$!; sh -c "$busy" & b4=$!
-	"$PROFIL" record -g -F 20000 -o fast -p $a,$b1,$b2,$b3,$b4 2> fast.err & rec=$!
+	nice -n 19 sh -c "$busy" & b1=$!; nice -n 19 sh -c "$busy" & b2=$!
+	nice -n 19 sh -c "$busy" & b3=$!; nice -n 19 sh -c "$busy" & b4=$!
+	nice -n -10 "$PROFIL" record -g -F 20000 -o fast -p $a,$b1,$b2,$b3,$b4 2> fast.err &
+	rec=$!
 	sleep 0.5; kill $a; sleep 4; kill -INT $rec; wait $rec; rc=$?
 	kill $b1 $b2 $b3 $b4; cat fast.err; test $rc -eq 0 &&
 	lost=$(sed -n "s/^profil: \([0-9]*\) samples lost.*/\1/p" fast.err) &&
