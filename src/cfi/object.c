@@ -329,11 +329,12 @@ out:
 	return err;
 }
 
-int
-profil_cfi_object_load(struct profil_cfi_object *o, int fd, profil_cfi_inflate_fn *inflate)
+/* A regular file's object, its rows or (entries_only) its entries' ranges alone. */
+static int
+load_fd(struct profil_cfi_object *o, int fd, profil_cfi_inflate_fn *inflate, int entries_only)
 {
 	struct stat st;
-	struct source src = { fd, NULL, 0, inflate, 0 };
+	struct source src = { fd, NULL, 0, inflate, entries_only };
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -344,18 +345,16 @@ profil_cfi_object_load(struct profil_cfi_object *o, int fd, profil_cfi_inflate_f
 }
 
 int
+profil_cfi_object_load(struct profil_cfi_object *o, int fd, profil_cfi_inflate_fn *inflate)
+{
+	return load_fd(o, fd, inflate, 0);
+}
+
+int
 profil_cfi_object_load_entries(struct profil_cfi_object *o, int fd,
     profil_cfi_inflate_fn *inflate)
 {
-	struct stat st;
-	struct source src = { fd, NULL, 0, inflate, 1 };
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	src.size = (uint64_t)st.st_size;
-	return load(o, &src);
+	return load_fd(o, fd, inflate, 1);
 }
 
 int
