@@ -40,8 +40,8 @@ process_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t
-monotonic_ns(void)
+uint64_t
+profil_monotonic_ns(void)
 {
 	struct timespec ts;
 
@@ -201,8 +201,8 @@ profil_engine_stop_locked(void)
 	 * program at its exit.  Two seconds is past any handler that still runs, short of a
 	 * thread stopped inside one by a debugger.
 	 */
-	for (uint64_t t0 = monotonic_ns(); atomic_load(&profil_ticks.running) != 0 &&
-	    monotonic_ns() - t0 < 2000000000ULL; )
+	for (uint64_t t0 = profil_monotonic_ns(); atomic_load(&profil_ticks.running) != 0 &&
+	    profil_monotonic_ns() - t0 < 2000000000ULL; )
 		sched_yield();
 	engine.cpu_ns = process_cpu_ns() - engine.cpu_start;
 	engine.running = 0;

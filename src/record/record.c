@@ -196,15 +196,6 @@ env_ulong(const char *name, unsigned long dflt, unsigned long min, unsigned long
 }
 
 static uint64_t
-monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
 process_cpu_ns(void)
 {
 	struct timespec ts;
@@ -581,7 +572,7 @@ flusher_main(void *unused)
 {
 	const uint64_t step = PROFIL_RECORD_DRAIN_MS * 1000000ULL;
 	unsigned int drains = 0;
-	uint64_t last = monotonic_ns(), last_drain = last, wall_ns = 0, next_wall = 0;
+	uint64_t last = profil_monotonic_ns(), last_drain = last, wall_ns = 0, next_wall = 0;
 	sigset_t all;
 	int files = 0;
 
@@ -629,7 +620,7 @@ flusher_main(void *unused)
 	if (files && flush_ms != 0)
 		flush_now(PROFIL_EXIT_RUNNING, 0);
 	for (;;) {
-		uint64_t now = monotonic_ns(), wake = last_drain + step, nap;
+		uint64_t now = profil_monotonic_ns(), wake = last_drain + step, nap;
 		struct timespec ts;
 		int state = atomic_load(&req.state);
 
@@ -649,7 +640,7 @@ flusher_main(void *unused)
 		}
 		if (atomic_load(&sealed))
 			continue;	/* naps and pread(2) of /proc only, until the end */
-		now = monotonic_ns();
+		now = profil_monotonic_ns();
 		if (wall_ns > 0 && now >= next_wall) {
 			uint64_t periods = 1 + (now - next_wall) / wall_ns;
 
@@ -661,7 +652,7 @@ flusher_main(void *unused)
 			    (uint32_t)atomic_load(&flusher_tid),
 			    (uint32_t)atomic_load(&keeper_tid));
 			next_wall = periods < 10 ? next_wall + periods * wall_ns : now + wall_ns;
-			now = monotonic_ns();
+			now = profil_monotonic_ns();
 		}
 		if (now - last_drain < step)
 			continue;
@@ -678,8 +669,8 @@ flusher_main(void *unused)
 		}
 		/* By the clock, not by counting naps: a loaded machine wakes us late. */
 		if (files && flush_ms != 0 &&
-		    monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
-			last = monotonic_ns();
+		    profil_monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {
+			last = profil_monotonic_ns();
 			flush_now(PROFIL_EXIT_RUNNING, 0);
 		} else {
 			drain_now(files);
