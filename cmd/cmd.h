@@ -46,13 +46,14 @@ void profil_cmd_warn_modules(const struct profil_report *r, int each);
  * cmd/inside.c, for `profil record` from inside.  report_open binds the abstract socket on which
  * the recorder reports profiles it could not write and names it in PROFIL_RECORD_REPORT for the
  * command: the socket, or -1 (nothing reported).  report_read says each profile whose last write
- * failed, with the error, and returns how many.  seccomp_filtered: 1 under a seccomp filter.
+ * failed, with the error, and returns how many.  seccomp_filtered: 1 under a seccomp filter
+ * (and how many in *filters, -1 if unknown, when filters is not NULL).
  * outside_probe: profil_outside_probe(), in a child process under a filter, where a killed probe
  * sets probe_killed and returns -ENOSYS.
  */
 int profil_cmd_report_open(void);
 int profil_cmd_report_read(int fd);
-int profil_cmd_seccomp_filtered(void);
+int profil_cmd_seccomp_filtered(long *filters);
 int profil_cmd_outside_probe(void);
 extern int profil_cmd_probe_killed;
 

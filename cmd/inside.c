@@ -127,20 +127,28 @@ profil_cmd_report_read(int fd)
 	return failed + more;
 }
 
-/* proc(5) "Seccomp: 2": this process runs under a seccomp filter, as the command will. */
+/*
+ * proc(5) "Seccomp: 2": this process runs under a seccomp filter, as the command will; with
+ * filters, how many ("Seccomp_filters", Linux 5.9; -1 where the kernel does not say).
+ */
 int
-profil_cmd_seccomp_filtered(void)
+profil_cmd_seccomp_filtered(long *filters)
 {
 	char line[256];
-	int mode = 0;
-	FILE *f = fopen("/proc/self/status", "r");
+	long mode = 0, n = -1;
+	FILE *f = fopen("/proc/thread-self/status", "r");
 
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	fclose(f);
+	if (f != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (sscanf(line, "Seccomp: %ld", &mode) == 1)
+				continue;
+			if (sscanf(line, "Seccomp_filters: %ld", &n) == 1)
+				break;
+		}
+		fclose(f);
+	}
+	if (filters != NULL)
+		*filters = n;
 	return mode == 2;
 }
 
@@ -156,7 +164,7 @@ profil_cmd_outside_probe(void)
 	int status;
 	pid_t pid;
 
-	if (!profil_cmd_seccomp_filtered())
+	if (!profil_cmd_seccomp_filtered(NULL))
 		return profil_outside_probe();
 	fflush(NULL);
 	pid = fork();

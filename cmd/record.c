@@ -144,20 +144,10 @@ forward(int signo)
 static int
 setup_clone_ok(void)
 {
-	char line[256];
-	long mode = 0, filters = -1;
-	FILE *f = fopen("/proc/thread-self/status", "r");
+	char line[32];
+	long filters;
 
-	if (f != NULL) {
-		while (fgets(line, sizeof(line), f) != NULL) {
-			if (sscanf(line, "Seccomp: %ld", &mode) == 1)
-				continue;
-			if (sscanf(line, "Seccomp_filters: %ld", &filters) == 1)
-				break;
-		}
-		fclose(f);
-	}
-	if (mode == 2 && filters > 0) {
+	if (profil_cmd_seccomp_filtered(&filters) && filters > 0) {
 		snprintf(line, sizeof(line), "%ld", filters);
 		return setenv(PROFIL_RECORD_ENV_CLONE_OK, line, 1);
 	}
@@ -866,7 +856,7 @@ say_inside(int e, const char *cmd)
 	if (profil_cmd_probe_killed) {
 		snprintf(what, sizeof(what), "perf events refused (a seccomp filter kills "
 		    "perf_event_open): recording from inside the program");
-	} else if (e != EACCES && profil_cmd_seccomp_filtered()) {
+	} else if (e != EACCES && profil_cmd_seccomp_filtered(NULL)) {
 		snprintf(what, sizeof(what), "perf events refused by a seccomp filter (%s): "
 		    "recording from inside the program", strerror(e));
 	} else {
