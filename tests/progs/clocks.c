@@ -5,13 +5,18 @@
  */
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/perf_event.h>
+#include <signal.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <profil.h>
 
@@ -60,6 +65,70 @@ name(int clock)
 
 #define SECONDS 0.5
 
+static int cost_fd = -1;
+
+static void
+cost_handler(int signo)
+{
+	(void)signo;
+	ioctl(cost_fd, PERF_EVENT_IOC_REFRESH, 1);
+}
+
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The CPU time one perf tick costs outside its clock: a perf tick disables its event until the
+ * handler re-enables it (PERF_EVENT_IOC_REFRESH), so the delivery of the signal, the handler
+ * and the return are CPU time that no period counts.  Measured here as a signal this thread
+ * sends itself whose handler re-enables a perf event, as the tick's does: the median of five
+ * batches, in seconds.  0 where perf events are refused.
+ */
+static double
+perf_tick_cost(void)
+{
+	struct perf_event_attr attr;
+	struct sigaction sa, old;
+	double batch[5];
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.size = sizeof(attr);
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = 1000000000000ull;	/* never overflows while measured */
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	cost_fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (cost_fd < 0)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cost_handler;
+	sigaction(SIGURG, &sa, &old);
+	for (int b = 0; b < 5; b++) {
+		uint64_t t0 = thread_cpu_ns();
+
+		for (int i = 0; i < 1000; i++)
+			syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGURG);
+		batch[b] = (double)(thread_cpu_ns() - t0) / 1e12;
+	}
+	sigaction(SIGURG, &old, NULL);
+	close(cost_fd);
+	for (int i = 1; i < 5; i++)
+		for (int j = i; j > 0 && batch[j] < batch[j - 1]; j--) {
+			double t = batch[j];
+
+			batch[j] = batch[j - 1];
+			batch[j - 1] = t;
+		}
+	return batch[2];
+}
+
 /* Runs SECONDS of CPU at hz on clock; returns the clock used, or -1 if profil() failed.
  * *preempted: how often the run was preempted. */
 static int
@@ -105,6 +174,12 @@ rate(unsigned int hz, enum profil_clock clock, int expect)
 	 * at another rate than asked still fails however busy the machine.
 	 */
 	double tol = 0.05 + (2.0 + 2.0 * (double)preempted) / (hz * (cpu > 0 ? cpu : SECONDS));
+	/*
+	 * A perf tick's own cost c is CPU time outside every period (perf_tick_cost), so a CPU
+	 * second holds hz / (1 + hz * c) ticks: 5% fewer at 10 kHz where a signal costs 5 us, as
+	 * in a virtual machine.  A CPU timer counts its handler's time like any other.
+	 */
+	double want = expect == PROFIL_CLOCK_PERF ? hz / (1 + hz * perf_tick_cost()) : hz;
 
 	if (tol > 0.5)
 		tol = 0.5;
@@ -113,12 +188,12 @@ rate(unsigned int hz, enum profil_clock clock, int expect)
 	    st.achieved_hz >= 0.99 * (double)st.ticks / cpu - 0.5 &&
 	    st.achieved_hz <= 1.01 * (double)st.ticks / cpu + 0.5;
 
-	tap_check(used == expect && consistent && st.achieved_hz >= (1 - tol) * hz &&
-	    st.achieved_hz <= (1 + tol) * hz,
+	tap_check(used == expect && consistent && st.achieved_hz >= (1 - tol) * want &&
+	    st.achieved_hz <= (1 + tol) * want,
 	    "%u Hz on the %s clock: %s clock, %.0f Hz achieved (%llu signals, %llu ticks in "
-	    "%.3f s of CPU, %ld preemptions: within %.0f%%)", hz, name(clock),
+	    "%.3f s of CPU, %ld preemptions: within %.0f%% of %.0f Hz)", hz, name(clock),
 	    used < 0 ? "no" : name(used), st.achieved_hz, (unsigned long long)st.signals,
-	    (unsigned long long)st.ticks, cpu, preempted, 100 * tol);
+	    (unsigned long long)st.ticks, cpu, preempted, 100 * tol, want);
 }
 
 int
