@@ -139,7 +139,12 @@ attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec
 	a->exclude_callchain_kernel = 1;
 	a->mmap = 1;
 	a->mmap2 = 1;
-	a->build_id = 1;
+	/*
+	 * Build-ids in the mmap records, except on CPU-wide events (-a): with those, Debian's perf
+	 * 6.1 recording anything beside profil aborts in its build-id code (util/build-id.c).
+	 * The ids are then read from the files (images.c, map_add).
+	 */
+	a->build_id = !s->opts.system_wide;
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
