@@ -52,6 +52,7 @@ struct record_opts {
 	const char *pids;		/* -p */
 	int append;			/* --append: add to the recording in dir */
 	int quiet;			/* -q: no line at the start and end */
+	int all;			/* -a: every process of the machine */
 };
 
 static int
@@ -60,6 +61,8 @@ usage(FILE *f)
 	fprintf(f, "usage: profil record [-F HZ] [-g] [--wall] [-o DIR] [--append] [-q] [-x]\n"
 	    "           [--clock CLOCK] -- COMMAND [ARGS...]\n"
 	    "       profil record [-F HZ] [-g] [-o DIR] [--append] [-q] -p PID[,PID...]\n"
+	    "       profil record -a [-F HZ] [-g] [--wall] [-o DIR] [--append] [-q]\n"
+	    "           [-- COMMAND [ARGS...]]\n"
 	    "  -F, --freq HZ   samples per second of each thread's CPU time, 1..20000\n"
 	    "                  (default 1000)\n"
 	    "  -g              record call stacks (--call-graph cfi)\n"
@@ -75,6 +78,9 @@ usage(FILE *f)
 	    "  --append        add to the recording in DIR instead\n"
 	    "  -q, --quiet     no line saying what was recorded\n"
 	    "  -p, --pid PIDS  attach to running processes until they exit or SIGINT\n"
+	    "  -a, --all-cpus  every process of the machine, while COMMAND runs or until\n"
+	    "                  SIGINT (kernel.perf_event_paranoid 0 or less, or\n"
+	    "                  CAP_PERFMON)\n"
 	    "  -x, --no-exec   do not record the programs COMMAND's processes exec\n"
 	    "  --clock CLOCK   auto (default: outside where perf events are allowed, else\n"
 	    "                  inside), outside (perf events read by profil, nothing\n"
@@ -625,6 +631,7 @@ record_outside(const struct record_opts *o, char **cmd, const struct profil_cmd_
 	so.stack_copy = o->stack_copy;
 	so.wall = o->wall;
 	so.follow_exec = !o->noexec;
+	so.system_wide = o->all;
 	so.dirfd = out->fd;
 	if (profil_outside_new(&so, &s) < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
@@ -661,12 +668,14 @@ record_outside(const struct record_opts *o, char **cmd, const struct profil_cmd_
 	}
 	close(pipefd[0]);
 	child_pid = w.pid;
-	r = profil_outside_start(s, w.pid, err, sizeof(err));
+	r = o->all ? profil_outside_system(s, w.pid, err, sizeof(err)) :
+	    profil_outside_start(s, w.pid, err, sizeof(err));
 	if (r < 0) {
 		close(pipefd[1]);
 		waitpid(w.pid, NULL, 0);
 		profil_outside_free(s);
-		if (r == -EACCES || r == -EPERM || r == -ENOSYS || r == -ENOENT) {
+		/* Every process is recorded from outside or not at all. */
+		if (!o->all && (r == -EACCES || r == -EPERM || r == -ENOSYS || r == -ENOENT)) {
 			*refused = -r;
 			return -1;
 		}
@@ -844,6 +853,61 @@ record_attach(const struct record_opts *o, struct profil_cmd_outdir *out)
 	return rc < 0 ? 1 : 0;
 }
 
+/* profil record -a without a command: until we are told to stop. */
+static int
+signal_done(void *arg)
+{
+	(void)arg;
+	return got_signal == SIGINT || got_signal == SIGTERM || got_signal == SIGHUP;
+}
+
+/* profil record -a alone: every process of the machine until SIGINT, SIGTERM or SIGHUP. */
+static int
+record_system(const struct record_opts *o, struct profil_cmd_outdir *out)
+{
+	struct profil_outside_opts so = { 0 };
+	struct profil_outside *s;
+	struct rlimit rl;
+	sigset_t blocked, old;
+	char err[512] = "";
+	int r, rc;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	so.hz = (unsigned int)o->hzv;
+	so.depth = o->stacks ? 128 : 1;
+	so.frame_pointers = o->frame_pointers;
+	so.stack_copy = o->stack_copy;
+	so.wall = o->wall;
+	so.follow_exec = !o->noexec;
+	so.system_wide = 1;
+	so.dirfd = out->fd;
+	if (profil_outside_new(&so, &s) < 0) {
+		profil_cmd_error("cannot start recording", strerror(errno));
+		return 1;
+	}
+	signals_take(&blocked, &old, 0);
+	r = profil_outside_system(s, 0, err, sizeof(err));
+	if (r < 0) {
+		profil_cmd_error(err[0] != '\0' ? err : strerror(-r), "-a");
+		profil_outside_free(s);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 1;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "profil: recording every process; ^C stops\n");
+	outside_loop(s, NULL, 0, &old, o->wall ? 1000000000 / o->hzv : 0, signal_done, NULL);
+	profil_outside_finish(s);
+	rc = outside_report(s, out->path);
+	profil_outside_free(s);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!o->quiet)
+		profil_cmd_outdir_summary(out);
+	return rc < 0 ? 1 : 0;
+}
+
 /*
  * The cause as it is: the kernel's perf_event_paranoid refuses with EACCES; a seccomp filter
  * refuses with the errno it was given (EPERM, ENOSYS) or kills.
@@ -903,19 +967,20 @@ profil_cmd_record(int argc, char **argv)
 		{ "no-exec", no_argument, NULL, 'x' },
 		{ "clock", required_argument, NULL, 'c' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "wall", no_argument, NULL, 'W' },
 		{ "append", no_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct record_opts o = { NULL, 1000, 0, 0, 0, 0, NULL, 0, NULL, NULL, 0, 0 };
+	struct record_opts o = { NULL, 1000, 0, 0, 0, 0, NULL, 0, NULL, NULL, 0, 0, 0 };
 	struct profil_cmd_outdir out;
 	char prog[PATH_MAX];
 	int c, r, refused = 0, outside;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:go:xp:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:go:xp:aqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (parse_hz(optarg, &o.hzv) < 0) {
@@ -943,6 +1008,9 @@ profil_cmd_record(int argc, char **argv)
 			break;
 		case 'p':
 			o.pids = optarg;
+			break;
+		case 'a':
+			o.all = 1;
 			break;
 		case 'c':
 			if (strcmp(optarg, PROFIL_RECORD_CLOCK_AUTO) != 0 &&
@@ -974,7 +1042,11 @@ profil_cmd_record(int argc, char **argv)
 		profil_cmd_error("-p and a command are one or the other", argv[optind]);
 		return usage(stderr);
 	}
-	if (o.pids == NULL && optind >= argc) {
+	if (o.all && o.pids != NULL) {
+		profil_cmd_error("-a and -p are one or the other", o.pids);
+		return usage(stderr);
+	}
+	if (o.pids == NULL && !o.all && optind >= argc) {
 		profil_cmd_error("no command to record", NULL);
 		return usage(stderr);
 	}
@@ -982,6 +1054,10 @@ profil_cmd_record(int argc, char **argv)
 	    strcmp(o.clock, PROFIL_RECORD_CLOCK_OUTSIDE) == 0;
 	if (o.pids != NULL && !outside) {
 		profil_cmd_error("-p records from outside: it takes no inside clock", o.clock);
+		return 2;
+	}
+	if (o.all && !outside) {
+		profil_cmd_error("-a records from outside: it takes no inside clock", o.clock);
 		return 2;
 	}
 	if (o.wall) {
@@ -997,12 +1073,12 @@ profil_cmd_record(int argc, char **argv)
 	}
 	if (outside) {
 		r = profil_cmd_outside_probe();
-		if (r < 0 && (o.pids != NULL || (o.clock != NULL &&
+		if (r < 0 && (o.pids != NULL || o.all || (o.clock != NULL &&
 		    strcmp(o.clock, PROFIL_RECORD_CLOCK_OUTSIDE) == 0))) {
 			char what[200];
 
 			snprintf(what, sizeof(what), "perf events refused (%s)", strerror(-r));
-			profil_cmd_error(what, o.pids != NULL ? o.pids : argv[optind]);
+			profil_cmd_error(what, o.pids != NULL ? o.pids : o.all ? "-a" : argv[optind]);
 			return 1;
 		}
 		if (r < 0) {
@@ -1010,11 +1086,20 @@ profil_cmd_record(int argc, char **argv)
 			refused = -r;
 		}
 	}
+	if (o.all) {
+		char err[300];
+
+		if (profil_outside_probe_system(err, sizeof(err)) < 0) {
+			profil_cmd_error(err, "-a");
+			return 1;
+		}
+	}
 	/*
 	 * A command that cannot run fails here, as execvp(3) would in the child (127, or 126),
 	 * before the output directory is rotated: a typo must not cost a generation.
 	 */
-	if (o.pids == NULL && (r = resolve_command(argv[optind], prog, sizeof(prog))) < 0) {
+	if (o.pids == NULL && optind < argc &&
+	    (r = resolve_command(argv[optind], prog, sizeof(prog))) < 0) {
 		char what[96];
 
 		snprintf(what, sizeof(what), "cannot run command (%s)", strerror(-r));
@@ -1022,7 +1107,7 @@ profil_cmd_record(int argc, char **argv)
 		return r == -ENOENT ? 127 : 126;
 	}
 	/* Nothing preloads into a static program: said, rather than a silent empty run. */
-	if (o.pids == NULL && !outside && is_static_elf(prog)) {
+	if (o.pids == NULL && !o.all && !outside && is_static_elf(prog)) {
 		if (refused != 0)
 			say_inside(refused, argv[optind]);
 		profil_cmd_error("a statically linked program cannot be recorded from inside; "
@@ -1040,6 +1125,10 @@ profil_cmd_record(int argc, char **argv)
 		return 1;
 	if (o.pids != NULL)
 		r = record_attach(&o, &out);
+	else if (o.all && optind >= argc)
+		r = record_system(&o, &out);
+	else if (o.all)
+		r = (r = record_outside(&o, argv + optind, &out, &refused)) < 0 ? 1 : r;
 	else if (outside && (r = record_outside(&o, argv + optind, &out, &refused)) >= 0)
 		;
 	else {

@@ -66,7 +66,7 @@ profil_outside_sysctl(const char *name, char *out, size_t cap)
 
 /* Why the kernel refused: the limit involved, named so the user can act on it. */
 static void
-explain(int e, const char *what, char *err, size_t errlen)
+explain(int e, int every, const char *what, char *err, size_t errlen)
 {
 	char v[32];
 
@@ -76,8 +76,12 @@ explain(int e, const char *what, char *err, size_t errlen)
 	case EACCES:
 	case EPERM:
 		profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
-		snprintf(err, errlen, "%s: %s (kernel.perf_event_paranoid=%s, or no ptrace access "
-		    "to the process)", what, strerror(e), v);
+		if (every)
+			snprintf(err, errlen, "%s: %s (every process needs kernel.perf_event_paranoid "
+			    "0 or less, or CAP_PERFMON; it is %s)", what, strerror(e), v);
+		else
+			snprintf(err, errlen, "%s: %s (kernel.perf_event_paranoid=%s, or no ptrace "
+			    "access to the process)", what, strerror(e), v);
 		break;
 	case EMFILE:
 	case ENFILE:
@@ -113,7 +117,8 @@ attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec
 	memset(a, 0, sizeof(*a));
 	a->type = PERF_TYPE_SOFTWARE;
 	a->size = sizeof(*a);
-	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	/* A CPU's clock for every process on it (-a), else the followed threads' own. */
+	a->config = s->opts.system_wide ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
 	a->sample_period = s->period_ns;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	if (s->opts.depth > 1 && s->opts.frame_pointers) {
@@ -127,14 +132,19 @@ attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec
 	}
 	a->disabled = on_exec;
 	a->enable_on_exec = on_exec;
-	a->inherit = 1;
+	a->inherit = !s->opts.system_wide;
 	/* User space only: what perf_event_paranoid 2 allows, and what a profile of a program is. */
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = 1;
 	a->mmap = 1;
 	a->mmap2 = 1;
-	a->build_id = 1;
+	/*
+	 * Build-ids in the mmap records, except on CPU-wide events (-a): with those, Debian's perf
+	 * 6.1 recording anything beside profil aborts in its build-id code (util/build-id.c).
+	 * The ids are then read from the files (images.c, map_add).
+	 */
+	a->build_id = !s->opts.system_wide;
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
@@ -191,41 +201,6 @@ profil_outside_probe(void)
 	return 0;
 }
 
-static int
-fd_keep(struct profil_outside *s, int fd)
-{
-	if (s->nfds == s->fdcap) {
-		size_t cap = s->fdcap ? s->fdcap * 2 : 16;
-		int *p = realloc(s->fds, cap * sizeof(*p));
-
-		if (p == NULL)
-			return -ENOMEM;
-		s->fds = p;
-		s->fdcap = cap;
-	}
-	s->fds[s->nfds++] = fd;
-	return 0;
-}
-
-/* One event, kept for closing at the end; returns its descriptor or -errno (err says why). */
-static int
-event_keep(struct profil_outside *s, pid_t pid, int cpu, int on_exec, size_t ring, char *err,
-    size_t errlen)
-{
-	int fd = event_open(s, pid, cpu, on_exec, ring), e;
-
-	if (fd < 0) {
-		e = errno;
-		explain(e, "cannot open perf events", err, errlen);
-		return -e;
-	}
-	if (fd_keep(s, fd) < 0) {
-		close(fd);
-		return -ENOMEM;
-	}
-	return fd;
-}
-
 /* The CPUs online, from /sys (a list such as "0-3,6"); at most cap of them. */
 static size_t
 cpus_online(int *cpus, size_t cap)
@@ -260,6 +235,68 @@ cpus_online(int *cpus, size_t cap)
 		p = *end == ',' ? end + 1 : end;
 	}
 	return n;
+}
+
+int
+profil_outside_probe_system(char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	int cpu, fd;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	if (cpus_online(&cpu, 1) != 1)
+		cpu = 0;
+	fd = perf_open(&a, -1, cpu);
+	if (fd < 0) {
+		int e = errno;
+
+		explain(e, 1, "cannot record every process", err, errlen);
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
+static int
+fd_keep(struct profil_outside *s, int fd)
+{
+	if (s->nfds == s->fdcap) {
+		size_t cap = s->fdcap ? s->fdcap * 2 : 16;
+		int *p = realloc(s->fds, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		s->fds = p;
+		s->fdcap = cap;
+	}
+	s->fds[s->nfds++] = fd;
+	return 0;
+}
+
+/* One event, kept for closing at the end; returns its descriptor or -errno (err says why). */
+static int
+event_keep(struct profil_outside *s, pid_t pid, int cpu, int on_exec, size_t ring, char *err,
+    size_t errlen)
+{
+	int fd = event_open(s, pid, cpu, on_exec, ring), e;
+
+	if (fd < 0) {
+		e = errno;
+		explain(e, pid == -1, "cannot open perf events", err, errlen);
+		return -e;
+	}
+	if (fd_keep(s, fd) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return fd;
 }
 
 /*
@@ -330,7 +367,7 @@ profil_outside_event_add(struct profil_outside *s, pid_t tid, char *err, size_t 
 			return fd;
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) != 0) {
 			e = errno;
-			explain(e, "cannot redirect a perf event to its ring", err, errlen);
+			explain(e, 0, "cannot redirect a perf event to its ring", err, errlen);
 			return -e;
 		}
 	}

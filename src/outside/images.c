@@ -829,6 +829,8 @@ on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 	memcpy(&tid, p + 12, 4);
 	memcpy(&t, p + 16, 8);
 	s->stats.samples++;
+	if ((pid_t)pid == s->self)
+		return;		/* -a: profil itself */
 	im = profil_outside_image_of(s, (pid_t)pid, 1);
 	if (im == NULL || im->skip)
 		return;
@@ -922,7 +924,9 @@ on_fork(struct profil_outside *s, const uint8_t *rec, size_t len)
 	/* A process is never its own parent: such a record is not the kernel's, and is dropped. */
 	if (pid == tid && pid == ppid)
 		return;
-	parent = profil_outside_image_of(s, (pid_t)ppid, 0);
+	/* -a: a parent not seen yet is described from /proc, so that its child inherits it. */
+	parent = profil_outside_image_of(s, (pid_t)ppid,
+	    s->opts.system_wide && (pid_t)ppid != s->self && ppid != 0);
 	if (pid != tid) {
 		im = profil_outside_image_of(s, (pid_t)pid, 1);
 		if (im == NULL)

@@ -50,6 +50,7 @@ profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **
 	s->realtime_offset = (int64_t)((uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec) -
 	    (int64_t)profil_outside_monotonic_ns();
 	s->last_read = profil_outside_monotonic_ns();
+	s->self = getpid();
 	*out = s;
 	return 0;
 }
@@ -59,6 +60,44 @@ profil_outside_start(struct profil_outside *s, pid_t pid, char *err, size_t errl
 {
 	s->root = pid;
 	return profil_outside_rings_open(s, pid, 1, err, errlen);
+}
+
+/* A process of user space: a kernel thread has no executable to name. */
+static int
+user_process(pid_t pid)
+{
+	char path[64], exe[16];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	return readlink(path, exe, sizeof(exe)) > 0 || errno != ENOENT;
+}
+
+int
+profil_outside_system(struct profil_outside *s, pid_t root, char *err, size_t errlen)
+{
+	struct dirent *d;
+	DIR *dir;
+	int r;
+
+	s->root = root;
+	r = profil_outside_rings_open(s, -1, 0, err, errlen);
+	if (r < 0 || !s->opts.wall)
+		return r;
+	/*
+	 * Waiting threads are sampled in the processes known: with --wall, every one there is
+	 * now, described after the events are on so that a later mapping comes as a record.
+	 */
+	dir = opendir("/proc");
+	while (dir != NULL && (d = readdir(dir)) != NULL) {
+		pid_t pid = (pid_t)strtol(d->d_name, NULL, 10);
+
+		if (pid > 0 && pid != s->self && pid != root && user_process(pid) &&
+		    profil_outside_image_of(s, pid, 1) == NULL)
+			r = -ENOMEM;
+	}
+	if (dir != NULL)
+		closedir(dir);
+	return r;
 }
 
 /*

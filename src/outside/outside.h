@@ -26,6 +26,7 @@ struct profil_outside_opts {
 	unsigned int stack_copy;	/* else: bytes of user stack copied with each sample */
 	int wall;			/* also sample waiting threads (profil_outside_wall_tick) */
 	int follow_exec;		/* 0: images started by exec are not written (-x) */
+	int system_wide;		/* -a: every process, one cpu-clock event per CPU */
 	int dirfd;			/* the output directory, opened by the caller */
 	size_t ring_pages;		/* data pages per CPU ring; 0: the default */
 };
@@ -56,6 +57,23 @@ struct profil_outside;
  * container's policy, -ENOSYS or -EPERM under a seccomp filter, -ENOENT without the event).
  */
 int profil_outside_probe(void);
+
+/*
+ * profil_outside_probe_system - whether perf events may sample every process here (-a): 0, or
+ * the -errno of perf_event_open(2), with err saying what the kernel wants (the sysctl
+ * kernel.perf_event_paranoid 0 or less, or CAP_PERFMON).
+ */
+int profil_outside_probe_system(char *err, size_t errlen);
+
+/*
+ * profil_outside_system - profil record -a: every process of the machine, from one cpu-clock
+ * event per CPU (opts.system_wide), while root runs (the command started and held, as for
+ * profil_outside_start; 0 for none).  Processes running already are described from /proc as
+ * their first sample or record comes, all of them at once with opts.wall.  profil's own
+ * process is never sampled.  Returns 0 or -errno (err says why: -EACCES or -EPERM unless
+ * kernel.perf_event_paranoid is 0 or less or the caller has CAP_PERFMON).
+ */
+int profil_outside_system(struct profil_outside *s, pid_t root, char *err, size_t errlen);
 
 /* The value of the sysctl kernel.<name> as text for a message, or "?". */
 void profil_outside_sysctl(const char *name, char *out, size_t cap);

@@ -131,6 +131,7 @@ struct profil_outside {
 	size_t npids, pidcap;
 	struct profil_index pid_index;
 	pid_t root;			/* the command started, or 0 */
+	pid_t self;			/* profil's own process, never sampled */
 	int root_execed;		/* its first exec was seen */
 
 	struct profil_strtab objkeys;	/* "build-id/path" of each object tried */

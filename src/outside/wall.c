@@ -155,7 +155,7 @@ profil_outside_wall_tick(struct profil_outside *s, uint64_t weight)
 	for (size_t i = 0; i < s->npids; i++) {
 		struct profil_outside_image *im = s->pids[i].image;
 
-		if (im == NULL || im->skip)
+		if (im == NULL || im->skip || im->pid == s->self)
 			continue;
 		for (size_t j = 0; j < im->nthreads; j++) {
 			struct profil_outside_thread *t = &im->threads[j];
