@@ -6,6 +6,8 @@
 #ifndef PROFIL_CMD_H
 #define PROFIL_CMD_H
 
+#include <stdint.h>
+
 struct profil_cmd {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -41,6 +43,49 @@ int profil_cmd_load(struct profil_report *r, int npaths, char **paths);
  * and, each or all in one line, of those without debug information.
  */
 void profil_cmd_warn_modules(const struct profil_report *r, int each);
+
+struct profil_outside;
+
+/*
+ * What a live view of a recording from outside (profil top) hooks into the recorder's loop:
+ * fn(s, woken, arg) every every_ns, and as soon as fd (-1: none) is readable (woken 1).  fn
+ * returns 1 to end the recording (a command the recorder started then gets SIGINT).
+ */
+struct profil_cmd_watch {
+	uint64_t every_ns;
+	int fd;
+	int (*fn)(struct profil_outside *s, int woken, void *arg);
+	void *arg;
+};
+
+/* The options of `profil record`, as parsed; profil top fills them too. */
+struct profil_cmd_record_opts {
+	const char *hz;			/* as given, or NULL */
+	unsigned long hzv;
+	int stacks;
+	int frame_pointers;		/* --call-graph fp */
+	unsigned int stack_copy;	/* --call-graph cfi,SIZE; 0: the default */
+	int wall;			/* --wall */
+	const char *dir;		/* as given, or NULL */
+	int noexec;
+	const char *clock;		/* as given, or NULL (auto) */
+	const char *pids;		/* -p */
+	int append;			/* --append: add to the recording in dir */
+	int quiet;			/* -q: no line at the start and end */
+	int all;			/* -a: every process of the machine */
+	const struct profil_cmd_watch *watch;	/* a live view, or NULL */
+};
+
+struct profil_cmd_outdir;
+
+/*
+ * profil_cmd_record_outside - records from outside into out (opened by the caller): the
+ * processes o->pids, every process (o->all; cmd may be NULL), or the command cmd started here;
+ * o->watch is called as it goes.  Returns the exit status: the command's, or 1 after a message
+ * (perf events refused included: no inside recorder stands in).
+ */
+int profil_cmd_record_outside(const struct profil_cmd_record_opts *o, char **cmd,
+    struct profil_cmd_outdir *out);
 
 /*
  * cmd/inside.c, for `profil record` from inside.  report_open binds the abstract socket on which

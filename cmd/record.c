@@ -39,21 +39,6 @@
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t got_signal;	/* the last SIGTERM, SIGHUP or SIGINT */
 
-struct record_opts {
-	const char *hz;			/* as given, or NULL */
-	unsigned long hzv;
-	int stacks;
-	int frame_pointers;		/* --call-graph fp */
-	unsigned int stack_copy;	/* --call-graph cfi,SIZE; 0: the default */
-	int wall;			/* --wall */
-	const char *dir;		/* as given, or NULL */
-	int noexec;
-	const char *clock;		/* as given, or NULL (auto) */
-	const char *pids;		/* -p */
-	int append;			/* --append: add to the recording in dir */
-	int quiet;			/* -q: no line at the start and end */
-	int all;			/* -a: every process of the machine */
-};
 
 static int
 usage(FILE *f)
@@ -277,7 +262,7 @@ command_status(int status, const char *cmd)
  * command's is 0, as from outside.
  */
 static int
-record_inside(const struct record_opts *o, char **cmd, const struct profil_cmd_outdir *out)
+record_inside(const struct profil_cmd_record_opts *o, char **cmd, const struct profil_cmd_outdir *out)
 {
 	char lib[PATH_MAX + 64];
 	struct sigaction sa, ign;
@@ -513,10 +498,10 @@ signals_deliver(const sigset_t *wait_mask)
  */
 static void
 outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const sigset_t *wait_mask,
-    uint64_t wall_ns, int (*done)(void *arg), void *arg)
+    uint64_t wall_ns, int (*done)(void *arg), void *arg, const struct profil_cmd_watch *watch)
 {
-	struct pollfd fds[LOOP_RINGS + LOOP_PIDFDS];
-	size_t slot[LOOP_RINGS + LOOP_PIDFDS];
+	struct pollfd fds[LOOP_RINGS + LOOP_PIDFDS + 1];
+	size_t slot[LOOP_RINGS + LOOP_PIDFDS + 1];
 	/*
 	 * A descriptor that hung up polls ready at once for ever after: the pidfd of a process
 	 * that ended, a ring whose event's thread exited (the ring still takes the records of the
@@ -524,8 +509,9 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 	 */
 	unsigned char gone[LOOP_RINGS + LOOP_PIDFDS] = { 0 };
 	uint64_t last_snapshot = 0, next_wall = monotonic_ns() + wall_ns;
+	uint64_t next_watch = watch != NULL ? monotonic_ns() + watch->every_ns : 0;
 	uint64_t drain_ns = profil_outside_drain_ns(s);
-	int rings_gone = 0;
+	int rings_gone = 0, woken;
 
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
@@ -546,6 +532,12 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 			if (wait < (uint64_t)ts.tv_nsec)
 				ts.tv_nsec = (long)wait;
 		}
+		if (watch != NULL) {
+			uint64_t wait = next_watch > now ? next_watch - now : 0;
+
+			if (wait < (uint64_t)ts.tv_nsec)
+				ts.tv_nsec = (long)wait;
+		}
 		for (i = 0; i < nrings; i++) {
 			if (gone[i])
 				continue;
@@ -560,9 +552,18 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 			fds[n].revents = 0;
 			slot[n++] = LOOP_RINGS + i;
 		}
+		if (watch != NULL && watch->fd >= 0) {
+			fds[n].fd = watch->fd;
+			fds[n].events = POLLIN;
+			fds[n].revents = 0;
+			slot[n++] = LOOP_RINGS + LOOP_PIDFDS;
+		}
 		ready = ppoll(fds, n, &ts, wait_mask);
+		woken = 0;
 		for (i = 0; ready > 0 && i < n; i++)
-			if ((fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0 ||
+			if (slot[i] == LOOP_RINGS + LOOP_PIDFDS)
+				woken = fds[i].revents != 0;
+			else if ((fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0 ||
 			    (slot[i] >= LOOP_RINGS && fds[i].revents != 0)) {
 				gone[slot[i]] = 1;
 				rings_gone |= slot[i] < LOOP_RINGS;
@@ -572,6 +573,12 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 		if (done(arg))
 			return;
 		now = monotonic_ns();
+		if (watch != NULL && (woken || now >= next_watch)) {
+			if (watch->fn(s, woken, watch->arg))
+				return;
+			if (now >= next_watch)
+				next_watch = now + watch->every_ns;
+		}
 		if (wall_ns > 0 && now >= next_wall) {
 			uint64_t periods = 1 + (now - next_wall) / wall_ns;
 
@@ -594,6 +601,7 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 struct command_wait {
 	pid_t pid;
 	int status;
+	int ended;
 };
 
 static int
@@ -605,7 +613,8 @@ command_done(void *arg)
 		kill(w->pid, got_signal);
 		got_signal = 0;
 	}
-	return waitpid(w->pid, &w->status, WNOHANG) == w->pid;
+	w->ended = waitpid(w->pid, &w->status, WNOHANG) == w->pid;
+	return w->ended;
 }
 
 /*
@@ -614,12 +623,12 @@ command_done(void *arg)
  * events were refused before the command ran (*refused then holds the errno).
  */
 static int
-record_outside(const struct record_opts *o, char **cmd, const struct profil_cmd_outdir *out,
+record_outside(const struct profil_cmd_record_opts *o, char **cmd, const struct profil_cmd_outdir *out,
     int *refused)
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
-	struct command_wait w = { 0, 0 };
+	struct command_wait w = { 0, 0, 0 };
 	struct rlimit nofile, raised;
 	sigset_t blocked, old;
 	char err[512] = "", go;
@@ -691,7 +700,12 @@ record_outside(const struct record_opts *o, char **cmd, const struct profil_cmd_
 	}
 	close(pipefd[1]);
 	outside_loop(s, &pidfd, pidfd >= 0 ? 1 : 0, &old, o->wall ? 1000000000 / o->hzv : 0,
-	    command_done, &w);
+	    command_done, &w, o->watch);
+	/* A live view ended the recording before the command: it gets the SIGINT of a ^C. */
+	if (!w.ended) {
+		kill(w.pid, SIGINT);
+		waitpid(w.pid, &w.status, 0);
+	}
 	if (pidfd >= 0)
 		close(pidfd);
 	profil_outside_finish(s);
@@ -745,7 +759,7 @@ attach_done(void *arg)
  * touched otherwise; at the end the events are closed and they run on.
  */
 static int
-record_attach(const struct record_opts *o, struct profil_cmd_outdir *out)
+record_attach(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *out)
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
@@ -815,8 +829,12 @@ record_attach(const struct record_opts *o, struct profil_cmd_outdir *out)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", i > 0 ? ", " : "",
 		    (int)pids[i]);
 	}
-	/* Attached, which is what fails on a mistyped pid: only now is the directory rotated. */
-	if (profil_cmd_outdir_open(out, o->dir != NULL ? o->dir : "profil.out", o->append) != 0) {
+	/*
+	 * Attached, which is what fails on a mistyped pid: only now is the directory rotated
+	 * (unless the caller opened it: profil top's own).
+	 */
+	if (out->fd < 0 &&
+	    profil_cmd_outdir_open(out, o->dir != NULL ? o->dir : "profil.out", o->append) != 0) {
 		for (i = 0; i < n; i++)
 			if (pidfds[i] >= 0)
 				close(pidfds[i]);
@@ -839,7 +857,7 @@ record_attach(const struct record_opts *o, struct profil_cmd_outdir *out)
 			if (pidfds[i] >= 0)
 				live[nlive++] = pidfds[i];
 		outside_loop(s, live, nlive, &old, o->wall ? 1000000000 / o->hzv : 0, attach_done,
-		    &w);
+		    &w, o->watch);
 	}
 	for (i = 0; i < n; i++)
 		if (pidfds[i] >= 0)
@@ -863,7 +881,7 @@ signal_done(void *arg)
 
 /* profil record -a alone: every process of the machine until SIGINT, SIGTERM or SIGHUP. */
 static int
-record_system(const struct record_opts *o, struct profil_cmd_outdir *out)
+record_system(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *out)
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
@@ -898,7 +916,8 @@ record_system(const struct record_opts *o, struct profil_cmd_outdir *out)
 	}
 	if (!o->quiet)
 		fprintf(stderr, "profil: recording every process; ^C stops\n");
-	outside_loop(s, NULL, 0, &old, o->wall ? 1000000000 / o->hzv : 0, signal_done, NULL);
+	outside_loop(s, NULL, 0, &old, o->wall ? 1000000000 / o->hzv : 0, signal_done, NULL,
+	    o->watch);
 	profil_outside_finish(s);
 	rc = outside_report(s, out->path);
 	profil_outside_free(s);
@@ -906,6 +925,27 @@ record_system(const struct record_opts *o, struct profil_cmd_outdir *out)
 	if (!o->quiet)
 		profil_cmd_outdir_summary(out);
 	return rc < 0 ? 1 : 0;
+}
+
+int
+profil_cmd_record_outside(const struct profil_cmd_record_opts *o, char **cmd,
+    struct profil_cmd_outdir *out)
+{
+	int refused = 0, r;
+
+	if (o->pids != NULL)
+		return record_attach(o, out);
+	if (o->all && cmd == NULL)
+		return record_system(o, out);
+	r = record_outside(o, cmd, out, &refused);
+	if (r < 0) {
+		char what[160];
+
+		snprintf(what, sizeof(what), "perf events refused (%s)", strerror(refused));
+		profil_cmd_error(what, cmd[0]);
+		return 1;
+	}
+	return r;
 }
 
 /*
@@ -934,7 +974,7 @@ say_inside(int e, const char *cmd)
 
 /* --call-graph fp | cfi | cfi,SIZE, as perf's fp | dwarf[,SIZE]. */
 static int
-parse_call_graph(const char *arg, struct record_opts *o)
+parse_call_graph(const char *arg, struct profil_cmd_record_opts *o)
 {
 	unsigned long n;
 	char *end;
@@ -974,7 +1014,7 @@ profil_cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct record_opts o = { NULL, 1000, 0, 0, 0, 0, NULL, 0, NULL, NULL, 0, 0, 0 };
+	struct profil_cmd_record_opts o = { .hzv = 1000 };
 	struct profil_cmd_outdir out;
 	char prog[PATH_MAX];
 	int c, r, refused = 0, outside;
