@@ -22,6 +22,7 @@ int profil_cmd_report(int argc, char **argv);
 int profil_cmd_record(int argc, char **argv);
 int profil_cmd_dump(int argc, char **argv);
 int profil_cmd_export(int argc, char **argv);
+int profil_cmd_top(int argc, char **argv);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);

@@ -11,6 +11,7 @@ const struct profil_cmd profil_cmds[] = {
 	{ "report", profil_cmd_report, "print the flat view of recorded profiles" },
 	{ "dump", profil_cmd_dump, "print every field of profile files as text" },
 	{ "export", profil_cmd_export, "write profiles for gprof, pprof, flame graphs" },
+	{ "top", profil_cmd_top, "the hottest functions of running programs, live" },
 	{ NULL, NULL, NULL },
 };
 

@@ -40,6 +40,7 @@ libgoogle-perftools4 bench/record.sh: gperftools' libprofiler.so, compared with 
 google-perftools     bench/record.sh: google-pprof reads libprofiler's profiles
 time                 /usr/bin/time: peak memory of report and export (t3012, t3014, t3017, t4008-t4010)
 strace               t3017: counts the opens of a binary across a report of many processes
+tmux                 t2121: profil top drawn on a real terminal, read back, quit with q
 "
 missing=
 for p in $(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }'); do

@@ -1,0 +1,487 @@
+/*
+ * top.c - profil top: the hottest functions of running programs, redrawn every few seconds, as
+ * perf top and py-spy top show them.  It records from outside, as `profil record` does (a
+ * command, -p or -a), into a directory of its own that it removes at the end: every refresh
+ * has the recorder write what is running (the snapshot it writes about once a second anyway),
+ * reads it as `profil report` does, and shows what each function took in the last interval
+ * against what it had at the previous refresh, with the 95% interval of that share.  On a
+ * terminal it draws in place (the alternate screen, plain escape sequences, any size) and reads
+ * keys: q quits, t splits the rows by thread.  Elsewhere it prints a table every interval, one
+ * after another (as top -b); with --once, one table after the first interval, and ends.  When
+ * the recording ends first (the command exited, the processes ended), the table of the whole
+ * run is printed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "outdir.h"
+#include "outside/outside.h"
+#include "report/escape.h"
+#include "report/report.h"
+#include "report/symbols.h"
+
+/* A row's identity from one refresh to the next: module, function (or offset) and thread. */
+struct top_key {
+	char *key;
+	uint64_t count;
+};
+
+struct top {
+	char dir[PATH_MAX];		/* the recording: made for this run, removed after */
+	uint64_t every_ns;
+	size_t limit;			/* rows at most; 0: as many as the screen holds */
+	int once;			/* one table after the first interval, then end */
+	int tty;			/* redraw in place on the terminal */
+	int keys;			/* the terminal's input is read (raw) */
+	int threads;			/* rows per thread */
+	int quit;			/* the view ended the recording */
+	int drawn;			/* tables printed */
+	uint64_t start_ns, last_ns;
+	struct top_key *prev;		/* counts at the last refresh, sorted by key */
+	size_t nprev;
+	struct termios saved;
+};
+
+static int
+usage(FILE *f)
+{
+	fprintf(f, "usage: profil top [-F HZ] [-d SECS] [-n ROWS] [--threads] [--once]\n"
+	    "           (-p PID[,PID...] | -a | -- COMMAND [ARGS...])\n"
+	    "  -F, --freq HZ   samples per second of each thread's CPU time, 1..20000\n"
+	    "                  (default 1000)\n"
+	    "  -d, --delay SECS  seconds between refreshes, 0.1 to 3600 (default 2)\n"
+	    "  -n, --rows ROWS  rows at most (default: what the terminal holds, or 20)\n"
+	    "  --threads       a row per function and thread\n"
+	    "  --once          print one table after the first interval and end\n"
+	    "  -p, --pid PIDS  running processes, until they exit or q\n"
+	    "  -a, --all-cpus  every process of the machine (perf_event_paranoid 0, or\n"
+	    "                  CAP_PERFMON)\n"
+	    "  On a terminal: q quits, t toggles the rows per thread.\n");
+	return f == stdout ? 0 : 2;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct top_key *)a)->key, ((const struct top_key *)b)->key);
+}
+
+static void
+keys_free(struct top_key *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(k[i].key);
+	free(k);
+}
+
+/* The row's function as the flat view names it: its name, else module+0xoffset. */
+static const char *
+row_name(const struct profil_report_entry *e, char *buf, size_t len)
+{
+	char mod[256];
+
+	if (e->function != NULL)
+		return profil_escape(e->function, buf, len);
+	if (e->module == NULL)
+		return "[unmapped]";
+	snprintf(buf, len, "%s+0x%" PRIx64,
+	    profil_escape(profil_module_name(e->module), mod, sizeof(mod)), e->offset);
+	return buf;
+}
+
+static char *
+row_key(const struct profil_report_entry *e)
+{
+	char name[512], *k;
+	const char *mod = e->module != NULL ? profil_module_path(e->module) : "";
+
+	if (e->function != NULL)
+		snprintf(name, sizeof(name), "%s", e->function);
+	else
+		snprintf(name, sizeof(name), "+0x%" PRIx64, e->offset);
+	if (asprintf(&k, "%s\t%s\t%" PRIu32, mod, name, e->tid) < 0)
+		return NULL;
+	return k;
+}
+
+static uint64_t
+prev_count(const struct top *t, const char *key)
+{
+	struct top_key want = { (char *)(uintptr_t)key, 0 }, *hit;
+
+	hit = t->nprev > 0 ? bsearch(&want, t->prev, t->nprev, sizeof(*t->prev), key_cmp) : NULL;
+	return hit != NULL ? hit->count : 0;
+}
+
+struct top_row {
+	const struct profil_report_entry *e;
+	uint64_t window;
+};
+
+static int
+row_cmp(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	if (x->window != y->window)
+		return x->window < y->window ? 1 : -1;
+	if (x->e->count != y->e->count)
+		return x->e->count < y->e->count ? 1 : -1;
+	return 0;
+}
+
+static void
+screen_size(int *rows, int *cols)
+{
+	struct winsize ws;
+
+	*rows = 24;
+	*cols = 80;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+	}
+}
+
+/* One line, cut to the screen's width on a terminal; each line clears the rest of its row. */
+static void
+line(const struct top *t, int cols, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (t->tty && cols > 0 && (size_t)cols < sizeof(buf))
+		buf[cols] = '\0';
+	fputs(buf, stdout);
+	fputs(t->tty ? "\033[K\n" : "\n", stdout);
+}
+
+/*
+ * Reads the recording as it is now and prints the table: each function's samples since the
+ * last refresh (all of them when whole), its share of the interval's samples and that share's
+ * 95% interval, and its samples since the start.
+ */
+static int
+draw(struct top *t, int whole)
+{
+	struct profil_report *r = profil_report_new();
+	const struct profil_report_entry *e;
+	struct top_row *rows = NULL;
+	struct top_key *cur = NULL;
+	uint64_t now = now_ns(), window = 0, total = 0;
+	char *paths[1] = { t->dir };
+	size_t n = 0, i, shown;
+	int srows, cols, rc = 0;
+
+	if (r == NULL)
+		return -ENOMEM;
+	if (t->threads)
+		profil_report_set_split(r, PROFIL_SPLIT_THREAD);
+	profil_symbolizer_set_demangle(profil_report_symbolizer(r), 1);
+	if (profil_cmd_load(r, 1, paths) != 0) {
+		profil_report_free(r);
+		return -EIO;
+	}
+	e = profil_report_entries(r, &n);
+	rows = calloc(n > 0 ? n : 1, sizeof(*rows));
+	cur = calloc(n > 0 ? n : 1, sizeof(*cur));
+	if (rows == NULL || cur == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t before;
+
+		cur[i].key = row_key(&e[i]);
+		if (cur[i].key == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		cur[i].count = e[i].count;
+		before = whole ? 0 : prev_count(t, cur[i].key);
+		rows[i].e = &e[i];
+		rows[i].window = e[i].count > before ? e[i].count - before : 0;
+		window += rows[i].window;
+		total += e[i].count;
+	}
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	screen_size(&srows, &cols);
+	shown = t->limit > 0 ? t->limit : t->tty ? (size_t)(srows > 4 ? srows - 4 : 1) : 20;
+	if (t->tty)
+		fputs("\033[H", stdout);
+	line(t, cols, "profil top: %zu process%s, %" PRIu64 " samples %s %.1f s (%" PRIu64
+	    " since the start, %.0f s)%s", profil_report_nfiles(r),
+	    profil_report_nfiles(r) == 1 ? "" : "es", whole ? total : window,
+	    whole ? "in all," : "in the last", (double)(now - (whole ? t->start_ns : t->last_ns)) /
+	    1e9, total, (double)(now - t->start_ns) / 1e9, t->keys ? "; q quits, t threads" : "");
+	line(t, cols, "");
+	line(t, cols, "%6s %13s %9s %9s  %s%-36s %s", "%", "95% interval", "samples", "total",
+	    t->threads ? "    tid  " : "", "function", "module");
+	for (i = 0; i < n && i < shown; i++) {
+		const struct profil_report_entry *x = rows[i].e;
+		char name[512], mod[256], tid[16] = "";
+		double lo, hi, share;
+
+		if (rows[i].window == 0 && !whole)
+			break;
+		share = window > 0 ? (double)rows[i].window / (double)window : 0;
+		profil_share_interval(rows[i].window, whole ? total : window, &lo, &hi);
+		if (whole)
+			share = total > 0 ? (double)x->count / (double)total : 0;
+		if (t->threads)
+			snprintf(tid, sizeof(tid), "%7" PRIu32 "  ", x->tid);
+		line(t, cols, "%6.2f %6.1f-%6.1f %9" PRIu64 " %9" PRIu64 "  %s%-36s %s",
+		    100 * share, 100 * lo, 100 * hi, whole ? x->count : rows[i].window, x->count,
+		    tid, row_name(x, name, sizeof(name)),
+		    x->module != NULL ? profil_escape(profil_module_name(x->module), mod,
+		    sizeof(mod)) : "?");
+	}
+	if (t->tty)
+		fputs("\033[J", stdout);
+	/* A reader gone (| head): the view ends, and the recording with it. */
+	if (fflush(stdout) != 0 || ferror(stdout))
+		rc = -EPIPE;
+	t->drawn++;
+	qsort(cur, n, sizeof(*cur), key_cmp);
+	keys_free(t->prev, t->nprev);
+	t->prev = cur;
+	t->nprev = n;
+	cur = NULL;
+	t->last_ns = now;
+out:
+	if (cur != NULL)
+		keys_free(cur, n);
+	free(rows);
+	profil_report_free(r);
+	return rc;
+}
+
+/* The recorder's watch: a key, or the interval's end. */
+static int
+watch(struct profil_outside *s, int woken, void *arg)
+{
+	struct top *t = arg;
+	char c;
+
+	if (woken) {
+		while (t->keys && read(STDIN_FILENO, &c, 1) == 1) {
+			if (c == 'q' || c == 'Q' || c == 3 /* ^C in raw mode */) {
+				t->quit = 1;
+				return 1;
+			}
+			if (c == 't' || c == 'T') {
+				t->threads = !t->threads;
+				keys_free(t->prev, t->nprev);
+				t->prev = NULL;
+				t->nprev = 0;
+			}
+		}
+		return 0;
+	}
+	profil_outside_snapshot(s);
+	if (draw(t, 0) < 0 || t->once) {
+		t->quit = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static void
+terminal_enter(struct top *t)
+{
+	if (t->tty)
+		fputs("\033[?1049h\033[?25l\033[H\033[J", stdout);
+	if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &t->saved) == 0) {
+		struct termios raw = t->saved;
+
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 0;
+		raw.c_cc[VTIME] = 0;
+		if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
+			t->keys = 1;
+	}
+	fflush(stdout);
+}
+
+static void
+terminal_leave(struct top *t)
+{
+	if (t->keys)
+		tcsetattr(STDIN_FILENO, TCSANOW, &t->saved);
+	if (t->tty)
+		fputs("\033[?25h\033[?1049l", stdout);
+	fflush(stdout);
+}
+
+/* The private recording: what the recorder wrote there (profiles, temporaries), and itself. */
+static void
+dir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d != NULL && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d != NULL)
+		closedir(d);
+	rmdir(dir);
+}
+
+int
+profil_cmd_top(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "freq", required_argument, NULL, 'F' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "rows", required_argument, NULL, 'n' },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "once", no_argument, NULL, 'O' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct profil_cmd_record_opts o = { .hzv = 1000, .quiet = 1 };
+	struct profil_cmd_watch w;
+	struct profil_cmd_outdir out;
+	struct top t;
+	const char *tmp = getenv("TMPDIR");
+	char *end;
+	double d;
+	int c, rc;
+
+	memset(&t, 0, sizeof(t));
+	t.every_ns = 2000000000u;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+F:d:n:p:ah", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			errno = 0;
+			o.hzv = strtoul(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || o.hzv < 1 || o.hzv > 20000) {
+				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
+				return 2;
+			}
+			o.hz = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno != 0 || *end != '\0' || !(d >= 0.1 && d <= 3600)) {
+				profil_cmd_error("delay must be 0.1 to 3600 seconds", optarg);
+				return 2;
+			}
+			t.every_ns = (uint64_t)(d * 1e9);
+			break;
+		case 'n':
+			errno = 0;
+			t.limit = strtoul(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || t.limit < 1 || t.limit > 100000) {
+				profil_cmd_error("rows must be 1 to 100000", optarg);
+				return 2;
+			}
+			break;
+		case 'T':
+			t.threads = 1;
+			break;
+		case 'O':
+			t.once = 1;
+			break;
+		case 'p':
+			o.pids = optarg;
+			break;
+		case 'a':
+			o.all = 1;
+			break;
+		case 'h':
+			return usage(stdout);
+		default:
+			return usage(stderr);
+		}
+	}
+	if ((o.pids != NULL) + o.all + (optind < argc) != 1) {
+		profil_cmd_error("what to watch: -p PIDS, -a or a command, one of them", NULL);
+		return usage(stderr);
+	}
+	if (o.all) {
+		char err[300];
+
+		if (profil_outside_probe_system(err, sizeof(err)) < 0) {
+			profil_cmd_error(err, "-a");
+			return 1;
+		}
+	} else if ((rc = profil_cmd_outside_probe()) < 0) {
+		char what[200], v[32];
+
+		profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
+		snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid="
+		    "%s): profil top records from outside", strerror(-rc), v);
+		profil_cmd_error(what, o.pids != NULL ? o.pids : argv[optind]);
+		return 1;
+	}
+	snprintf(t.dir, sizeof(t.dir), "%s/profil-top.XXXXXX", tmp != NULL && *tmp != '\0' ?
+	    tmp : "/tmp");
+	if (mkdtemp(t.dir) == NULL) {
+		profil_cmd_error("cannot make a directory for the recording", strerror(errno));
+		return 1;
+	}
+	memset(&out, 0, sizeof(out));
+	out.fd = -1;
+	if (profil_cmd_outdir_open(&out, t.dir, 0) != 0) {
+		rmdir(t.dir);
+		return 1;
+	}
+	o.dir = t.dir;
+	t.tty = isatty(STDOUT_FILENO) && !t.once;
+	signal(SIGPIPE, SIG_IGN);
+	w.every_ns = t.every_ns;
+	w.fn = watch;
+	w.arg = &t;
+	o.watch = &w;
+	t.start_ns = t.last_ns = now_ns();
+	if (t.tty)
+		terminal_enter(&t);
+	w.fd = t.keys ? STDIN_FILENO : -1;
+	rc = profil_cmd_record_outside(&o, optind < argc ? argv + optind : NULL, &out);
+	if (t.tty)
+		terminal_leave(&t);
+	/* Ended by itself (the command exited): the whole run, once, where it stays readable. */
+	if (!t.quit || t.drawn == 0) {
+		int tty = t.tty;
+
+		t.tty = 0;
+		draw(&t, 1);
+		t.tty = tty;
+	}
+	keys_free(t.prev, t.nprev);
+	profil_cmd_outdir_release(&out);
+	dir_remove(t.dir);
+	return t.quit ? 0 : rc;
+}
