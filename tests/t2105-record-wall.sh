@@ -19,18 +19,6 @@ if ! "$PROFIL" record --clock outside -o probe -- true 2> probe.err; then
 	outside=0
 fi
 
-count() {
-	awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"
-}
-
-# thirds FOLDED: the three functions' shares of the samples of the thread that ran them.
-thirds() {
-	b=$(count "$1" ";thirds;burn[; ]") && z=$(count "$1" ";thirds;snooze;.*\\[wait: clock_nanosleep") &&
-	r=$(count "$1" ";thirds;blocked_read;.*\\[wait: read,") &&
-	n=$((b + z + r)) && echo "burn $b, snooze $z, blocked_read $r" &&
-	share_ok "$b" "$n" 0.3333 1 && share_ok "$z" "$n" 0.3333 1 && share_ok "$r" "$n" 0.3333 1
-}
-
 # reasons FOLDED: the mutex, poll and waitpid named, each with its whole stack.  From inside,
 # threads start through the recorder's pthread_create, whose frame (thread_main) is not shown.
 reasons() {
