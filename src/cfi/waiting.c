@@ -1,6 +1,6 @@
 /*
- * waiting.c - a waiting thread as /proc shows it (its run count, state and system call), and
- * the walk of its stack from the registers /proc gives (sp and pc, without the frame pointer),
+ * waiting.c - a waiting thread as /proc shows it (its run count, time waiting for a CPU, state
+ * and system call), the periods of its waits for a CPU, and the walk of its stack from the registers /proc gives (sp and pc, without the frame pointer),
  * by the unwind tables.  Shared by the outside recorder
  * (src/outside/wall.c) and the in-process one's recorder thread (src/record/wall.c), neither
  * in signal context.  Allocation-free.
@@ -12,14 +12,73 @@
 #include "../format/format.h"
 
 int
-profil_wait_runs(const char *schedstat, uint64_t *runs)
+profil_wait_runs(const char *schedstat, uint64_t *runs, uint64_t *delay)
 {
 	unsigned long long a, b, c;
 
 	if (sscanf(schedstat, "%llu %llu %llu", &a, &b, &c) != 3)
 		return -1;
 	*runs = c;
+	*delay = b;
 	return 0;
+}
+
+/*
+ * The kernel adds a wait on a runqueue to run_delay when the thread gets the CPU, and counts
+ * that arrival in the run count: the time between two reads is whole.  A wait seen at the last
+ * tick that the thread has left since (it ran) ended with a wake-up and a wait for a CPU; the
+ * ticks that fell in that wait for a CPU counted it as the wait it had left (the run count had
+ * not moved), which in expectation is all of it, so it is left out here: its run's share of
+ * the delay, when the thread ran more than once since.
+ */
+uint64_t
+profil_wait_cpu_periods(struct profil_wait_cpu *c, uint64_t delay, uint64_t runs_before,
+    uint64_t runs, int waited, uint64_t period_ns)
+{
+	uint64_t d, n;
+
+	if (!c->known || delay < c->delay) {
+		c->known = 1;
+		c->delay = delay;
+		return 0;
+	}
+	d = delay - c->delay;
+	c->delay = delay;
+	if (waited && runs > runs_before)
+		d -= d / (runs - runs_before);
+	c->owed += d;
+	if (period_ns == 0)
+		return 0;
+	n = c->owed / period_ns;
+	c->owed -= n * period_ns;
+	return n;
+}
+
+size_t
+profil_wait_cpu_place(struct profil_wait_cpu *c, uint64_t *pcs, size_t depth, size_t max,
+    uint64_t *n, uint64_t hold)
+{
+	pcs[0] = PROFIL_PC_WAIT_CPU;
+	if (max > 1) {
+		/*
+		 * Not seen on a CPU yet (its first samples may still be on their way): held back
+		 * for hold periods at most, then counted with a stack that says none is known.
+		 */
+		if (depth == 1 && c->unplaced < hold) {
+			c->unplaced += *n;
+			return 0;
+		}
+		if (depth == 1)
+			pcs[depth++] = PROFIL_PC_CUT_STACK;
+		/* One frame less than the walk's limit: the outermost is cut. */
+		else if (depth == max && pcs[max - 1] < PROFIL_PC_WAIT_MIN)
+			pcs[max - 1] = PROFIL_PC_CUT_DEPTH;
+	} else {
+		depth = 1;
+	}
+	*n += c->unplaced;
+	c->unplaced = 0;
+	return depth;
 }
 
 /* The state letter comes after the name, which may hold spaces and parentheses. */
