@@ -148,7 +148,7 @@ struct profil_wait_cpu {
 	uint64_t delay;
 	uint64_t owed;
 	uint64_t unplaced;	/* periods held back until a CPU sample gives them a stack */
-	int known;		/* delay was read once: the time before the first read is not ours */
+	int known;		/* delay read once: the time before the first read is not ours */
 };
 
 /*

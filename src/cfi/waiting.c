@@ -1,9 +1,9 @@
 /*
  * waiting.c - a waiting thread as /proc shows it (its run count, time waiting for a CPU, state
- * and system call), the periods of its waits for a CPU, and the walk of its stack from the registers /proc gives (sp and pc, without the frame pointer),
- * by the unwind tables.  Shared by the outside recorder
- * (src/outside/wall.c) and the in-process one's recorder thread (src/record/wall.c), neither
- * in signal context.  Allocation-free.
+ * and system call), the periods of its waits for a CPU, and the walk of its stack from the
+ * registers /proc gives (sp and pc, without the frame pointer) by the unwind tables.  Shared
+ * by the outside recorder (src/outside/wall.c) and the in-process one's recorder thread
+ * (src/record/wall.c), neither in signal context.  Allocation-free.
  */
 #include <stdio.h>
 #include <string.h>

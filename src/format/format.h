@@ -63,7 +63,7 @@ enum profil_exit_kind {
 #define PROFIL_HDR_STACKS	0x1	/* samples carry call stacks (-g) */
 #define PROFIL_HDR_PROGRAM_SIGPROF 0x2	/* the program had its own SIGPROF or ITIMER_PROF */
 #define PROFIL_HDR_WALL		0x4	/* waiting threads sampled too (--wall): PROFIL_PC_WAIT */
-#define PROFIL_HDR_WAIT_CPU	0x8	/* with it, time waiting for a CPU too: PROFIL_PC_WAIT_CPU */
+#define PROFIL_HDR_WAIT_CPU	0x8	/* and waits for a CPU too: PROFIL_PC_WAIT_CPU */
 
 /* Epochs: the mapping generation.  unload_epoch of a mapping still present at the end. */
 #define PROFIL_EPOCH_NEVER	UINT32_MAX
