@@ -142,24 +142,27 @@ int profil_wait_syscall(const char *text, long *nr, uint64_t *sp, uint64_t *pc);
 
 /*
  * A thread's waits for a CPU (runnable, on no CPU), for both recorders' --wall: run_delay at
- * the last tick, and the ns of it not yet counted as a whole period.
+ * the last tick, the ns of it not yet counted as a whole period (less what recounts took),
+ * and the periods the caller counted its wait again on an unchanged run count since it last
+ * read the wait afresh or the thread ran (recounts, the caller's to add to and to zero).
  */
 struct profil_wait_cpu {
 	uint64_t delay;
-	uint64_t owed;
+	int64_t owed;
+	uint64_t frac;		/* ns of waits for a CPU after recounts, not yet a period */
+	uint64_t recounts;
 	uint64_t unplaced;	/* periods held back until a CPU sample gives them a stack */
 	int known;		/* delay read once: the time before the first read is not ours */
 };
 
 /*
  * profil_wait_cpu_periods - the periods of period_ns the thread waited for a CPU since the
- * last tick, given its run_delay and run count now (delay, runs), its run count at the last
- * tick (runs_before), and whether the last tick counted it as waiting (waited): the wait for
- * a CPU that ended such a wait is left out, the ticks in it having counted it already.  The
- * remainder is owed to the next tick.  Allocation-free; not thread-safe on one c.
+ * last tick, given its run_delay and run count now (delay, runs) and its run count at the
+ * last tick (runs_before): what the recounts since it last ran counted already is taken off,
+ * the remainder is owed to the next tick.  Allocation-free; not thread-safe on one c.
  */
 uint64_t profil_wait_cpu_periods(struct profil_wait_cpu *c, uint64_t delay, uint64_t runs_before,
-    uint64_t runs, int waited, uint64_t period_ns);
+    uint64_t runs, uint64_t period_ns);
 
 /*
  * profil_wait_cpu_place - the sample of *n periods of waits for a CPU, in pcs: pcs[1..depth)

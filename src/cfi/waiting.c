@@ -25,32 +25,44 @@ profil_wait_runs(const char *schedstat, uint64_t *runs, uint64_t *delay)
 
 /*
  * The kernel adds a wait on a runqueue to run_delay when the thread gets the CPU, and counts
- * that arrival in the run count: the time between two reads is whole.  A wait seen at the last
- * tick that the thread has left since (it ran) ended with a wake-up and a wait for a CPU; the
- * ticks that fell in that wait for a CPU counted it as the wait it had left (the run count had
- * not moved), which in expectation is all of it, so it is left out here: its run's share of
- * the delay, when the thread ran more than once since.
+ * that arrival in the run count: the time between two reads is whole.  A tick that counted the
+ * thread's wait again because its run count had not moved (a recount) may have come after
+ * the wake-up, while it waited for a CPU: that time would be counted twice.  A tick that read
+ * the wait afresh saw it waiting, and is right.  So when the thread has run after recounts,
+ * the recounts that fell in the wait for a CPU that ended them are taken off that wait's
+ * periods: with the wake-up at any phase of the period, as many as its length over the
+ * period, in expectation (frac carries the fractions from one wake-up to the next), and never
+ * more than there were recounts.  The first run's share of the delay is that wait's, when the
+ * thread ran more than once since the last tick.
  */
 uint64_t
 profil_wait_cpu_periods(struct profil_wait_cpu *c, uint64_t delay, uint64_t runs_before,
-    uint64_t runs, int waited, uint64_t period_ns)
+    uint64_t runs, uint64_t period_ns)
 {
-	uint64_t d, n;
+	uint64_t d, x = 0, n;
 
-	if (!c->known || delay < c->delay) {
+	if (!c->known || delay < c->delay || period_ns == 0) {
 		c->known = 1;
 		c->delay = delay;
+		c->recounts = 0;
 		return 0;
 	}
 	d = delay - c->delay;
 	c->delay = delay;
-	if (waited && runs > runs_before)
-		d -= d / (runs - runs_before);
-	c->owed += d;
-	if (period_ns == 0)
+	if (runs > runs_before && c->recounts > 0) {
+		c->frac += d / (runs - runs_before);
+		x = c->frac / period_ns;
+		if (x > c->recounts)
+			x = c->recounts;
+		c->frac = (c->frac - x * period_ns) % period_ns;
+	}
+	if (runs > runs_before)
+		c->recounts = 0;
+	c->owed += (int64_t)d - (int64_t)(x * period_ns);
+	if (c->owed < (int64_t)period_ns)
 		return 0;
-	n = c->owed / period_ns;
-	c->owed -= n * period_ns;
+	n = (uint64_t)c->owed / period_ns;
+	c->owed -= (int64_t)(n * period_ns);
 	return n;
 }
 

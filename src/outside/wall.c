@@ -163,7 +163,7 @@ wall_thread(struct profil_outside *s, struct profil_outside_image *im,
 
 	if (thread_runs(im->pid, t, &runs, &delay) < 0)
 		return;
-	n = profil_wait_cpu_periods(&t->wall_cpu, delay, t->wall_runs, runs, t->wall_pcs != NULL,
+	n = profil_wait_cpu_periods(&t->wall_cpu, delay, t->wall_runs, runs,
 	    1000000000ULL / s->opts.hz);
 	if (n > 0)
 		cpu_wait(s, im, t, n);
@@ -172,8 +172,12 @@ wall_thread(struct profil_outside *s, struct profil_outside_image *im,
 		free(t->wall_pcs);
 		t->wall_pcs = NULL;
 		t->wall_runs = runs;
+		t->wall_cpu.recounts = 0;
 		if (wait_stack(s, im, t) < 0)
 			return;
+	} else {
+		/* Counted again on its run count alone: it may be waiting for a CPU by now. */
+		t->wall_cpu.recounts += weight;
 	}
 	if (profil_outside_image_count(im, t->tid, t->wall_pcs, t->wall_depth, weight) < 0)
 		im->lost += weight;

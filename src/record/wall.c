@@ -294,18 +294,21 @@ wall_thread(struct waiter *w)
 
 	if (thread_runs(w, &runs, &delay) < 0)
 		return;
-	n = profil_wait_cpu_periods(&w->cpu, delay, w->runs, runs, w->depth > 0,
-	    1000000000ULL / profil_rec.hz);
+	n = profil_wait_cpu_periods(&w->cpu, delay, w->runs, runs, 1000000000ULL / profil_rec.hz);
 	if (n > 0)
 		cpu_wait(w, n);
 	/* A kernel without schedstats prints zeros: no wait can be known to go on. */
 	if (w->depth == 0 || runs != w->runs || runs == 0) {
 		w->depth = 0;
 		w->runs = runs;
+		w->cpu.recounts = 0;
 		if (wait_stack(w) < 0) {
 			w->depth = 0;
 			return;
 		}
+	} else {
+		/* Counted again on its run count alone: it may be waiting for a CPU by now. */
+		w->cpu.recounts += weight_now;
 	}
 	profil_stacks_add(&profil_rec.stacks, w->tid, w->pcs, w->depth, weight_now);
 	profil_wall_stats.waits += weight_now;

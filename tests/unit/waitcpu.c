@@ -27,24 +27,34 @@ main(void)
 	tap_check(profil_wait_runs("123456 7890\n", &runs, &delay) < 0, "schedstat cut: refused");
 
 	memset(&c, 0, sizeof(c));
-	n = profil_wait_cpu_periods(&c, 500 * MS, 3, 5, 0, PERIOD);
+	n = profil_wait_cpu_periods(&c, 500 * MS, 3, 5, PERIOD);
 	tap_check(n == 0, "the first read is the start: the time before is not counted (%llu)",
 	    (unsigned long long)n);
-	n = profil_wait_cpu_periods(&c, 525 * MS, 5, 9, 0, PERIOD);
-	tap_check(n == 2 && c.owed == 5 * MS, "25 ms: 2 periods, 5 ms owed (%llu, %llu)",
-	    (unsigned long long)n, (unsigned long long)c.owed);
-	n = profil_wait_cpu_periods(&c, 530 * MS, 9, 10, 0, PERIOD);
+	n = profil_wait_cpu_periods(&c, 525 * MS, 5, 9, PERIOD);
+	tap_check(n == 2 && c.owed == (int64_t)(5 * MS), "25 ms: 2 periods, 5 ms owed (%llu, %lld)",
+	    (unsigned long long)n, (long long)c.owed);
+	n = profil_wait_cpu_periods(&c, 530 * MS, 9, 10, PERIOD);
 	tap_check(n == 1 && c.owed == 0, "5 ms more: the owed ms make a period (%llu)",
 	    (unsigned long long)n);
-	n = profil_wait_cpu_periods(&c, 560 * MS, 10, 11, 1, PERIOD);
-	tap_check(n == 0 && c.owed == 0,
-	    "ran once after a counted wait: its wait for a CPU was that wait's (%llu)",
+	n = profil_wait_cpu_periods(&c, 560 * MS, 10, 11, PERIOD);
+	tap_check(n == 3, "a wait read afresh, then 30 ms for a CPU: all counted (%llu)",
 	    (unsigned long long)n);
-	n = profil_wait_cpu_periods(&c, 600 * MS, 11, 15, 1, PERIOD);
-	tap_check(n == 3 && c.owed == 0,
-	    "ran 4 times after a counted wait: the first run's share left out (%llu)",
-	    (unsigned long long)n);
-	n = profil_wait_cpu_periods(&c, 100 * MS, 15, 16, 0, PERIOD);
+	c.recounts = 50;
+	n = profil_wait_cpu_periods(&c, 585 * MS, 11, 12, PERIOD);
+	tap_check(n == 0 && c.owed == (int64_t)(5 * MS) && c.frac == 5 * MS && c.recounts == 0,
+	    "recounted, then 25 ms for a CPU: 2 periods the recounts counted, a half carried "
+	    "(%llu)", (unsigned long long)n);
+	c.recounts = 50;
+	n = profil_wait_cpu_periods(&c, 590 * MS, 12, 13, PERIOD);
+	tap_check(n == 0 && c.owed == 0 && c.frac == 0,
+	    "5 ms more after recounts: with the half carried, one period off (%llu, %lld)",
+	    (unsigned long long)n, (long long)c.owed);
+	c.recounts = 1;
+	n = profil_wait_cpu_periods(&c, 650 * MS, 13, 15, PERIOD);
+	tap_check(n == 5 && c.owed == 0 && c.frac == 0,
+	    "one recount, two runs: at most one period off the first run's 30 ms (%llu, %lld)",
+	    (unsigned long long)n, (long long)c.owed);
+	n = profil_wait_cpu_periods(&c, 100 * MS, 15, 16, PERIOD);
 	tap_check(n == 0, "run_delay going back (another thread's tid): a new start (%llu)",
 	    (unsigned long long)n);
 
