@@ -12,8 +12,9 @@
  * state is R and /proc hides its registers.  The kernel counts that time itself, run_delay in
  * schedstat, read at each tick with the run count: each whole period of it is a sample whose
  * leaf is PROFIL_PC_WAIT_CPU over the stack of the thread's last CPU sample, where a preempted
- * thread was running (profil_wait_cpu_periods, src/cfi/waiting.c, says which time is left to
- * the wait it ended).  So a thread's samples are its wall time, however loaded the machine.
+ * thread was running (profil_wait_cpu_periods, src/cfi/waiting.c, takes off what ticks that
+ * counted a wait again on its run count alone counted of it already).  So a thread's samples
+ * are its wall time, however loaded the machine.
  */
 #include <errno.h>
 #include <fcntl.h>
