@@ -42,3 +42,17 @@ LIBC_LOCAL='libc[.]so[.]6[+]0x[0-9a-f]+'
 # routine, each ending with the ';' before the next frame.
 TO_MAIN="_start;__libc_start_main;(__libc_start_call_main|$LIBC_LOCAL);main;"
 TO_THREAD="((clone3|$LIBC_LOCAL);)?(start_thread|$LIBC_LOCAL);"
+
+# count FOLDED RE: the samples of the folded stacks that match RE.
+count() {
+	awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"
+}
+
+# thirds FOLDED: tests/record/waits.c thirds' three functions' shares of the samples of the
+# thread that ran them, each a third within the binomial bound.
+thirds() {
+	b=$(count "$1" ";thirds;burn[; ]") && z=$(count "$1" ";thirds;snooze;.*\\[wait: clock_nanosleep") &&
+	r=$(count "$1" ";thirds;blocked_read;.*\\[wait: read,") &&
+	n=$((b + z + r)) && echo "burn $b, snooze $z, blocked_read $r" &&
+	share_ok "$b" "$n" 0.3333 1 && share_ok "$z" "$n" 0.3333 1 && share_ok "$r" "$n" 0.3333 1
+}

@@ -22,11 +22,6 @@ folded() {
 	"$PROFIL" export -f folded "$1" 2> /dev/null
 }
 
-# count FILE REGEX: the samples of the folded lines that match.
-count() {
-	awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"
-}
-
 # The PLT stubs of cfistack, from its section headers: samples land in them between the calls
 # of a function that does almost nothing (and in clock_gettime's, called by cpu_now).  Every
 # one has the whole stack, the first calls' lazy binding in ld.so's resolver included.

@@ -13,16 +13,19 @@ test_expect_success 'an in-process --wall recording of a shell waiting for sleep
 	"$PROFIL" report --per-process --tsv w > rows.tsv 2> /dev/null
 '
 
-# rows PID: "N samples (C on a CPU, W waiting)" from the per-process table's rows of PID.
+# rows PID: "N samples (C on a CPU, W waiting, R of them for a CPU)" from the per-process
+# table's rows of PID.
 rows() {
-	awk -F "\t" -v pid="$1" 'NR > 1 && $11 == pid { n += $6; if ($7 ~ /^\[wait: /) w += $6 }
-		END { printf "%d samples (%d on a CPU, %d waiting)\n", n, n - w, w }' rows.tsv
+	awk -F "\t" -v pid="$1" 'NR > 1 && $11 == pid { n += $6; if ($7 ~ /^\[wait: /) w += $6
+		if ($7 == "[wait: CPU, runnable]") c += $6 }
+		END { printf "%d samples (%d on a CPU, %d waiting, %d of them for a CPU)\n", n,
+			n - w, w, c }' rows.tsv
 }
 
 test_expect_success 'each process line counts its rows, waiting ones too' '
 	sed -n "s/^  \\([a-z]*\\)\\[\\([0-9]*\\)\\]: \\(.*)\\) at .*/\\1 \\2 \\3/p" report.txt > lines &&
 	cat lines && test "$(wc -l < lines)" -eq 2 &&
-	grep -q "^sh [0-9]* [1-9][0-9]* samples (0 on a CPU, [1-9][0-9]* waiting)$" lines &&
+	grep -q "^sh [0-9]* [1-9][0-9]* samples (0 on a CPU, [1-9][0-9]* waiting, [0-9]* of" lines &&
 	while read -r prog pid said; do
 		echo "$prog[$pid]: $said, rows: $(rows $pid)" &&
 		test "$said" = "$(rows $pid)" || exit 1

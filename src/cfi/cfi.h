@@ -130,13 +130,48 @@ size_t profil_unwind_waiting(const struct profil_unwind_space *space,
 /*
  * What /proc/PID/task/TID says of a waiting thread, parsed for both recorders' --wall
  * (src/cfi/waiting.c), from text each reads its own way:
- *   profil_wait_runs   schedstat: the times the thread was put on a CPU; 0 or -1
+ *   profil_wait_runs   schedstat: the times the thread was put on a CPU and the ns it waited
+ *                      on a runqueue for one (run_delay); 0 or -1
  *   profil_wait_state  stat: PROFIL_WAIT_* of its state letter, or -1 when it runs or ended
  *   profil_wait_syscall syscall: the call it waits in (nr, -1 for a page fault) with its sp
  *                      and pc; 0, or -1 when it runs again or the text is not that
  */
-int profil_wait_runs(const char *schedstat, uint64_t *runs);
+int profil_wait_runs(const char *schedstat, uint64_t *runs, uint64_t *delay);
 int profil_wait_state(const char *stat);
 int profil_wait_syscall(const char *text, long *nr, uint64_t *sp, uint64_t *pc);
+
+/*
+ * A thread's waits for a CPU (runnable, on no CPU), for both recorders' --wall: run_delay at
+ * the last tick, the ns of it not yet counted as a whole period (less what recounts took),
+ * and the periods the caller counted its wait again on an unchanged run count since it last
+ * read the wait afresh or the thread ran (recounts, the caller's to add to and to zero).
+ */
+struct profil_wait_cpu {
+	uint64_t delay;
+	int64_t owed;
+	uint64_t frac;		/* ns of waits for a CPU after recounts, not yet a period */
+	uint64_t recounts;
+	uint64_t unplaced;	/* periods held back until a CPU sample gives them a stack */
+	int known;		/* delay read once: the time before the first read is not ours */
+};
+
+/*
+ * profil_wait_cpu_periods - the periods of period_ns the thread waited for a CPU since the
+ * last tick, given its run_delay and run count now (delay, runs) and its run count at the
+ * last tick (runs_before): what the recounts since it last ran counted already is taken off,
+ * the remainder is owed to the next tick.  Allocation-free; not thread-safe on one c.
+ */
+uint64_t profil_wait_cpu_periods(struct profil_wait_cpu *c, uint64_t delay, uint64_t runs_before,
+    uint64_t runs, uint64_t period_ns);
+
+/*
+ * profil_wait_cpu_place - the sample of *n periods of waits for a CPU, in pcs: pcs[1..depth)
+ * hold the stack of the thread's last CPU sample (depth 1: none known), max is the walk's
+ * limit.  Puts the leaf PROFIL_PC_WAIT_CPU in pcs[0], marks a stack cut at the limit, and
+ * returns the depth to count with *n periods, those held back before included; or 0 when no
+ * stack is known and fewer than hold periods are held back: *n is then held for a later one.
+ */
+size_t profil_wait_cpu_place(struct profil_wait_cpu *c, uint64_t *pcs, size_t depth, size_t max,
+    uint64_t *n, uint64_t hold);
 
 #endif /* PROFIL_CFI_H */

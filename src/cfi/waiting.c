@@ -1,9 +1,9 @@
 /*
- * waiting.c - a waiting thread as /proc shows it (its run count, state and system call), and
- * the walk of its stack from the registers /proc gives (sp and pc, without the frame pointer),
- * by the unwind tables.  Shared by the outside recorder
- * (src/outside/wall.c) and the in-process one's recorder thread (src/record/wall.c), neither
- * in signal context.  Allocation-free.
+ * waiting.c - a waiting thread as /proc shows it (its run count, time waiting for a CPU, state
+ * and system call), the periods of its waits for a CPU, and the walk of its stack from the
+ * registers /proc gives (sp and pc, without the frame pointer) by the unwind tables.  Shared
+ * by the outside recorder (src/outside/wall.c) and the in-process one's recorder thread
+ * (src/record/wall.c), neither in signal context.  Allocation-free.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,14 +12,85 @@
 #include "../format/format.h"
 
 int
-profil_wait_runs(const char *schedstat, uint64_t *runs)
+profil_wait_runs(const char *schedstat, uint64_t *runs, uint64_t *delay)
 {
 	unsigned long long a, b, c;
 
 	if (sscanf(schedstat, "%llu %llu %llu", &a, &b, &c) != 3)
 		return -1;
 	*runs = c;
+	*delay = b;
 	return 0;
+}
+
+/*
+ * The kernel adds a wait on a runqueue to run_delay when the thread gets the CPU, and counts
+ * that arrival in the run count: the time between two reads is whole.  A tick that counted the
+ * thread's wait again because its run count had not moved (a recount) may have come after
+ * the wake-up, while it waited for a CPU: that time would be counted twice.  A tick that read
+ * the wait afresh saw it waiting, and is right.  So when the thread has run after recounts,
+ * the recounts that fell in the wait for a CPU that ended them are taken off that wait's
+ * periods: with the wake-up at any phase of the period, as many as its length over the
+ * period, in expectation (frac carries the fractions from one wake-up to the next), and never
+ * more than there were recounts.  The first run's share of the delay is that wait's, when the
+ * thread ran more than once since the last tick.
+ */
+uint64_t
+profil_wait_cpu_periods(struct profil_wait_cpu *c, uint64_t delay, uint64_t runs_before,
+    uint64_t runs, uint64_t period_ns)
+{
+	uint64_t d, x = 0, n;
+
+	if (!c->known || delay < c->delay || period_ns == 0) {
+		c->known = 1;
+		c->delay = delay;
+		c->recounts = 0;
+		return 0;
+	}
+	d = delay - c->delay;
+	c->delay = delay;
+	if (runs > runs_before && c->recounts > 0) {
+		c->frac += d / (runs - runs_before);
+		x = c->frac / period_ns;
+		if (x > c->recounts)
+			x = c->recounts;
+		c->frac = (c->frac - x * period_ns) % period_ns;
+	}
+	if (runs > runs_before)
+		c->recounts = 0;
+	c->owed += (int64_t)d - (int64_t)(x * period_ns);
+	if (c->owed < (int64_t)period_ns)
+		return 0;
+	n = (uint64_t)c->owed / period_ns;
+	c->owed -= (int64_t)(n * period_ns);
+	return n;
+}
+
+size_t
+profil_wait_cpu_place(struct profil_wait_cpu *c, uint64_t *pcs, size_t depth, size_t max,
+    uint64_t *n, uint64_t hold)
+{
+	pcs[0] = PROFIL_PC_WAIT_CPU;
+	if (max > 1) {
+		/*
+		 * Not seen on a CPU yet (its first samples may still be on their way): held back
+		 * for hold periods at most, then counted with a stack that says none is known.
+		 */
+		if (depth == 1 && c->unplaced < hold) {
+			c->unplaced += *n;
+			return 0;
+		}
+		if (depth == 1)
+			pcs[depth++] = PROFIL_PC_CUT_STACK;
+		/* One frame less than the walk's limit: the outermost is cut. */
+		else if (depth == max && pcs[max - 1] < PROFIL_PC_WAIT_MIN)
+			pcs[max - 1] = PROFIL_PC_CUT_DEPTH;
+	} else {
+		depth = 1;
+	}
+	*n += c->unplaced;
+	c->unplaced = 0;
+	return depth;
 }
 
 /* The state letter comes after the name, which may hold spaces and parentheses. */

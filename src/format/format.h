@@ -63,6 +63,7 @@ enum profil_exit_kind {
 #define PROFIL_HDR_STACKS	0x1	/* samples carry call stacks (-g) */
 #define PROFIL_HDR_PROGRAM_SIGPROF 0x2	/* the program had its own SIGPROF or ITIMER_PROF */
 #define PROFIL_HDR_WALL		0x4	/* waiting threads sampled too (--wall): PROFIL_PC_WAIT */
+#define PROFIL_HDR_WAIT_CPU	0x8	/* and waits for a CPU too: PROFIL_PC_WAIT_CPU */
 
 /* Epochs: the mapping generation.  unload_epoch of a mapping still present at the end. */
 #define PROFIL_EPOCH_NEVER	UINT32_MAX
@@ -266,5 +267,12 @@ uint32_t profil_crc32(uint32_t crc, const void *data, size_t len);
 #define PROFIL_WAIT_NO_SYSCALL	0x3ff
 #define PROFIL_PC_WAIT(state, nr)	(PROFIL_PC_WAIT_MIN | (uint64_t)(state) << 10 | \
 	((uint64_t)(nr) & 0x3ff))
+/*
+ * The leaf of time a thread was runnable but on no CPU (PROFIL_HDR_WAIT_CPU): state other,
+ * and a number no system call has, so that a reader older than it still counts it as a
+ * wait.  pcs[1] on are the stack the thread was last seen running.
+ */
+#define PROFIL_WAIT_CPU_NR	0x3fe
+#define PROFIL_PC_WAIT_CPU	PROFIL_PC_WAIT(PROFIL_WAIT_OTHER, PROFIL_WAIT_CPU_NR)
 
 #endif /* PROFIL_FORMAT_H */

@@ -167,10 +167,15 @@ thread_of(struct profil_outside_image *im, uint32_t tid)
 		im->threads[row].wall_fd = -1;
 		im->threads[row].wall_pcs = NULL;
 		im->threads[row].wall_depth = 0;
+		memset(&im->threads[row].wall_cpu, 0, sizeof(im->threads[row].wall_cpu));
+		im->threads[row].cpu_row = -1;
 		im->nthreads++;
 	}
 	return &im->threads[row];
 }
+
+static int sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs,
+    uint32_t depth, uint64_t weight);
 
 /* A thread starts or ends: the process lives while one of its threads does. */
 static void
@@ -183,11 +188,22 @@ thread_alive(struct profil_outside_image *im, uint32_t tid, int alive)
 	t->alive = alive;
 	/* --wall: what was known of its waits goes with it (its tid may come back). */
 	if (!alive) {
+		/* Waits for a CPU held back for a stack that no CPU sample gave: without. */
+		if (t->wall_cpu.unplaced > 0) {
+			const uint64_t cut[2] = { PROFIL_PC_WAIT_CPU, PROFIL_PC_CUT_STACK };
+
+			if (sample_add(im, tid, cut, 2, t->wall_cpu.unplaced) < 0)
+				im->lost += t->wall_cpu.unplaced;
+			else
+				im->samples += t->wall_cpu.unplaced;
+		}
 		free(t->wall_pcs);
 		t->wall_pcs = NULL;
 		if (t->wall_fd >= 0)
 			close(t->wall_fd);
 		t->wall_fd = -1;
+		memset(&t->wall_cpu, 0, sizeof(t->wall_cpu));
+		t->cpu_row = -1;
 	}
 	im->live_threads += alive ? 1 : -1;
 }
@@ -401,6 +417,7 @@ entry_same(const void *arg, size_t row)
 	    memcmp(k->im->pool + e->pcs, k->pcs, k->depth * sizeof(*k->pcs)) == 0;
 }
 
+/* Adds weight to the entry of (tid, epoch, stack): its row, or -ENOMEM. */
 static int
 sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, uint32_t depth,
     uint64_t weight)
@@ -449,7 +466,7 @@ sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, u
 		im->nentries++;
 	}
 	e->count = e->count + weight < e->count ? UINT64_MAX : e->count + weight;
-	return 0;
+	return (int)row;
 }
 
 int
@@ -460,6 +477,21 @@ profil_outside_image_count(struct profil_outside_image *im, uint32_t tid, const 
 		return -ENOMEM;
 	im->samples += weight;
 	return 0;
+}
+
+uint32_t
+profil_outside_image_cpu_stack(const struct profil_outside_image *im,
+    const struct profil_outside_thread *t, uint64_t *pcs, uint32_t max)
+{
+	const struct profil_outside_entry *e;
+	uint32_t depth;
+
+	if (t->cpu_row < 0 || (size_t)t->cpu_row >= im->nentries || max == 0)
+		return 0;
+	e = &im->entries[t->cpu_row];
+	depth = e->depth < max ? e->depth : max;
+	memcpy(pcs, im->pool + e->pcs, depth * sizeof(*pcs));
+	return depth;
 }
 
 /* ---- reading /proc, for processes that ran before the events were opened ---- */
@@ -670,7 +702,8 @@ profil_outside_image_write(struct profil_outside *s, struct profil_outside_image
 	h.dropped = im->lost;
 	h.exit_kind = im->exit_kind;
 	h.exit_code = im->exit_code;
-	h.flags = (s->opts.depth > 1 ? PROFIL_HDR_STACKS : 0) | (s->opts.wall ? PROFIL_HDR_WALL : 0);
+	h.flags = (s->opts.depth > 1 ? PROFIL_HDR_STACKS : 0) | (s->opts.wall ?
+	    PROFIL_HDR_WALL | PROFIL_HDR_WAIT_CPU : 0);
 	h.max_depth = s->opts.depth;
 	h.threads = (uint32_t)im->nthreads;
 	h.progname = im->progname;
@@ -819,8 +852,10 @@ on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 {
 	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
 	struct profil_outside_image *im;
+	struct profil_outside_thread *th;
 	uint64_t ip, t;
 	uint32_t pid, tid, depth;
+	int row;
 
 	if (n < 24)
 		return;
@@ -838,14 +873,17 @@ on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 		depth = sample_walk(s, im, ip, p + 24, n - 24, pcs);
 	else
 		depth = sample_chain(s, ip, p + 24, n - 24, pcs);
-	if (sample_add(im, tid, pcs, depth, 1) < 0) {
+	row = sample_add(im, tid, pcs, depth, 1);
+	if (row < 0) {
 		im->lost++;
 		return;
 	}
-	if (thread_of(im, tid) == NULL) {
+	th = thread_of(im, tid);
+	if (th == NULL) {
 		im->lost++;
 		return;
 	}
+	th->cpu_row = row;
 	im->samples++;
 	im->end_ns = t + (uint64_t)s->realtime_offset;
 }

@@ -40,6 +40,7 @@ struct profil_outside_stats {
 	uint64_t cut_short;		/* cut where the stack copy ended */
 	uint64_t cut_rule;		/* cut where no unwind rule could be followed */
 	uint64_t waits;			/* samples of waiting threads (--wall) */
+	uint64_t cpu_waits;		/* of threads waiting for a CPU (--wall) */
 	uint64_t wall_unread;		/* waiting stacks we could not read (ptrace access) */
 	uint64_t processes;		/* process images seen */
 	uint64_t files;			/* profiles written (images with samples) */
@@ -128,7 +129,9 @@ void profil_outside_read(struct profil_outside *s, int final);
 /*
  * profil_outside_wall_tick - one tick of the wall clock (--wall), weight periods long: every
  * thread that waits now is counted with its stack and a leaf frame naming the wait
- * (PROFIL_PC_WAIT).  Threads on a CPU are left to the CPU samples.
+ * (PROFIL_PC_WAIT), and each whole period a thread waited for a CPU since the last tick with
+ * the stack of its last CPU sample under PROFIL_PC_WAIT_CPU.  Threads on a CPU are left to the
+ * CPU samples.
  */
 void profil_outside_wall_tick(struct profil_outside *s, uint64_t weight);
 

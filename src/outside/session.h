@@ -48,6 +48,8 @@ struct profil_outside_thread {
 	int wall_fd;			/* its schedstat, kept open; -1 */
 	uint64_t *wall_pcs;		/* the waiting stack, wait frame first; NULL: running */
 	uint32_t wall_depth;
+	struct profil_wait_cpu wall_cpu;	/* its waits for a CPU */
+	ssize_t cpu_row;		/* the entry of its last CPU sample; -1: none */
 };
 
 /* A distinct (thread, epoch, stack) with its count; the pcs are in the image's pool. */
@@ -165,6 +167,12 @@ int profil_outside_image_write(struct profil_outside *s, struct profil_outside_i
 /* images.c: counts weight samples of (tid, stack) in the image. */
 int profil_outside_image_count(struct profil_outside_image *im, uint32_t tid,
     const uint64_t *pcs, uint32_t depth, uint64_t weight);
+/*
+ * The stack of thread t's last CPU sample, leaf first, at most max pcs, into pcs; its depth,
+ * 0 when it had none (--wall: where it waits for a CPU).
+ */
+uint32_t profil_outside_image_cpu_stack(const struct profil_outside_image *im,
+    const struct profil_outside_thread *t, uint64_t *pcs, uint32_t max);
 
 /* stacks.c */
 /*

@@ -7,6 +7,14 @@
  * descriptor reaches the program, so no system call of its is interrupted.  A thread that has
  * not been put on a CPU since the last tick (schedstat) is still in the same wait: its stack
  * is counted again without reading anything more.
+ *
+ * A thread that is runnable but on no CPU (preempted, or woken and not yet run) is neither: its
+ * state is R and /proc hides its registers.  The kernel counts that time itself, run_delay in
+ * schedstat, read at each tick with the run count: each whole period of it is a sample whose
+ * leaf is PROFIL_PC_WAIT_CPU over the stack of the thread's last CPU sample, where a preempted
+ * thread was running (profil_wait_cpu_periods, src/cfi/waiting.c, takes off what ticks that
+ * counted a wait again on its run count alone counted of it already).  So a thread's samples
+ * are its wall time, however loaded the machine.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,11 +27,12 @@
 #include "session.h"
 
 /*
- * Times the thread was put on a CPU: the third field of its schedstat, which is kept open and
- * read again from the start at each tick (one system call a waiting thread).
+ * Times the thread was put on a CPU and ns it waited for one: the third and second fields of
+ * its schedstat, which is kept open and read again from the start at each tick (one system
+ * call a waiting thread).
  */
 static int
-thread_runs(pid_t pid, struct profil_outside_thread *t, uint64_t *runs)
+thread_runs(pid_t pid, struct profil_outside_thread *t, uint64_t *runs, uint64_t *delay)
 {
 	char path[64], buf[128];
 	ssize_t n;
@@ -42,7 +51,7 @@ thread_runs(pid_t pid, struct profil_outside_thread *t, uint64_t *runs)
 		return -1;
 	}
 	buf[n] = '\0';
-	return profil_wait_runs(buf, runs);
+	return profil_wait_runs(buf, runs, delay);
 }
 
 /* The thread's state, PROFIL_WAIT_*, or -1 when it runs or ended. */
@@ -85,7 +94,7 @@ wait_stack(struct profil_outside *s, struct profil_outside_image *im,
 	ssize_t n;
 	long nr;
 	int state = thread_state(im->pid, t->tid), r;
-	uint64_t runs;
+	uint64_t runs, delay;
 
 	if (state < 0)
 		return -1;
@@ -114,7 +123,7 @@ wait_stack(struct profil_outside *s, struct profil_outside_image *im,
 		n = 0;
 	}
 	/* Ran between the reads: the registers and the stack may be of two moments. */
-	if (thread_runs(im->pid, t, &runs) < 0 || runs != t->wall_runs)
+	if (thread_runs(im->pid, t, &runs, &delay) < 0 || runs != t->wall_runs)
 		return -1;
 	depth += (uint32_t)profil_outside_unwind(s, im, &regs, copy, (size_t)n, pcs + 1,
 	    s->opts.depth - 1);
@@ -127,21 +136,49 @@ keep:
 	return 0;
 }
 
+/* n periods of the thread's waits for a CPU, over the stack of its last CPU sample. */
+static void
+cpu_wait(struct profil_outside *s, struct profil_outside_image *im,
+    struct profil_outside_thread *t, uint64_t n)
+{
+	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
+	uint32_t max = s->opts.depth < PROFIL_FORMAT_MAX_DEPTH ? s->opts.depth :
+	    PROFIL_FORMAT_MAX_DEPTH, depth = 1;
+
+	if (max > 1)
+		depth += profil_outside_image_cpu_stack(im, t, pcs + 1, max - 1);
+	depth = (uint32_t)profil_wait_cpu_place(&t->wall_cpu, pcs, depth, max, &n, s->opts.hz);
+	if (depth == 0)
+		return;
+	if (profil_outside_image_count(im, t->tid, pcs, depth, n) < 0)
+		im->lost += n;
+	else
+		s->stats.cpu_waits += n;
+}
+
 static void
 wall_thread(struct profil_outside *s, struct profil_outside_image *im,
     struct profil_outside_thread *t, uint64_t weight)
 {
-	uint64_t runs;
+	uint64_t runs, delay, n;
 
-	if (thread_runs(im->pid, t, &runs) < 0)
+	if (thread_runs(im->pid, t, &runs, &delay) < 0)
 		return;
+	n = profil_wait_cpu_periods(&t->wall_cpu, delay, t->wall_runs, runs,
+	    1000000000ULL / s->opts.hz);
+	if (n > 0)
+		cpu_wait(s, im, t, n);
 	/* A kernel without schedstats prints zeros: no wait can be known to go on. */
 	if (t->wall_pcs == NULL || runs != t->wall_runs || runs == 0) {
 		free(t->wall_pcs);
 		t->wall_pcs = NULL;
 		t->wall_runs = runs;
+		t->wall_cpu.recounts = 0;
 		if (wait_stack(s, im, t) < 0)
 			return;
+	} else {
+		/* Counted again on its run count alone: it may be waiting for a CPU by now. */
+		t->wall_cpu.recounts += weight;
 	}
 	if (profil_outside_image_count(im, t->tid, t->wall_pcs, t->wall_depth, weight) < 0)
 		im->lost += weight;

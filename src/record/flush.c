@@ -284,7 +284,7 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 	h.exit_kind = exit_kind;
 	h.exit_code = exit_code;
 	h.flags = (profil_rec.depth > 1 ? PROFIL_HDR_STACKS : 0) |
-	    (profil_rec.wall ? PROFIL_HDR_WALL : 0) |
+	    (profil_rec.wall ? PROFIL_HDR_WALL | PROFIL_HDR_WAIT_CPU : 0) |
 	    (program_uses_sigprof() ? PROFIL_HDR_PROGRAM_SIGPROF : 0);
 	h.max_depth = profil_rec.depth;
 	h.threads = (uint32_t)st->threads;

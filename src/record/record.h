@@ -142,6 +142,7 @@ void profil_ring_forget_all(void);
  */
 struct profil_wall_stats {
 	uint64_t waits;			/* samples of waiting threads */
+	uint64_t cpu_waits;		/* of threads waiting for a CPU */
 	uint64_t unread;		/* waiting stacks that could not be read */
 	uint64_t unfollowed;		/* threads beyond the table, not sampled while they wait */
 };

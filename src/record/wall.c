@@ -8,7 +8,9 @@
  * same rate.  Nothing reaches the waiting thread: no signal, so no system call of it gets
  * EINTR.  A thread that has not been put on a CPU since the last tick (schedstat, kept open
  * and read with pread) is still in the same wait: its stack is counted again, nothing more
- * read.
+ * read.  Time a thread was runnable but on no CPU is the kernel's run_delay in the same
+ * schedstat: each whole period of it a sample whose leaf is PROFIL_PC_WAIT_CPU over the stack
+ * of the thread's last CPU sample (profil_stacks.last), as src/outside/wall.c does.
  *
  * Only the recorder's thread runs this, in its own descriptor table (unshare(CLONE_FILES)),
  * so the descriptors it keeps are invisible to the program; never in signal context.  It
@@ -33,6 +35,8 @@
 #define STACK_COPY	16384
 /* schedstat files kept open at most; others are opened at each tick. */
 #define MAX_KEPT	512
+/* Threads' last CPU samples kept (profil_stacks.last), by tid modulo this. */
+#define MAX_LAST	4096
 
 struct waiter {
 	uint32_t tid;
@@ -41,6 +45,7 @@ struct waiter {
 	uint64_t runs;		/* times put on a CPU, at the last tick */
 	uint32_t depth;		/* of the wait in pcs; 0: none known (on a CPU, or unreadable) */
 	uint64_t *pcs;		/* its own room of profil_rec.depth pcs, wait frame first */
+	struct profil_wait_cpu cpu;	/* its waits for a CPU */
 };
 
 static struct waiter *waiters;	/* MAX_WAITERS, with the rooms of their stacks after them */
@@ -61,6 +66,12 @@ profil_record_wall_init(void)
 	if (p == MAP_FAILED)
 		return -errno;
 	waiters = p;
+	p = mmap(NULL, MAX_LAST * sizeof(*profil_rec.stacks.last), PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED) {
+		profil_rec.stacks.last = p;
+		profil_rec.stacks.nlast = MAX_LAST;
+	}
 	for (size_t i = 0; i < MAX_WAITERS; i++)
 		waiters[i].pcs = (uint64_t *)(waiters + MAX_WAITERS) + i * profil_rec.depth;
 	/* The flushes open files too: room is left for them under the descriptor limit. */
@@ -77,6 +88,8 @@ profil_record_wall_fork_child(void)
 	nwaiters = 0;
 	kept = 0;
 	memset(&profil_wall_stats, 0, sizeof(profil_wall_stats));
+	if (profil_rec.stacks.last != NULL)
+		memset(profil_rec.stacks.last, 0, MAX_LAST * sizeof(*profil_rec.stacks.last));
 }
 
 static void
@@ -106,11 +119,12 @@ read_text(uint32_t tid, const char *file, char *buf, size_t cap)
 }
 
 /*
- * Times the thread was put on a CPU: the third field of its schedstat, kept open and read
- * again from the start at each tick (one system call a waiting thread).
+ * Times the thread was put on a CPU and ns it waited for one: the third and second fields of
+ * its schedstat, kept open and read again from the start at each tick (one system call a
+ * waiting thread).
  */
 static int
-thread_runs(struct waiter *w, uint64_t *runs)
+thread_runs(struct waiter *w, uint64_t *runs, uint64_t *delay)
 {
 	char path[64], buf[128];
 	ssize_t n;
@@ -134,7 +148,7 @@ thread_runs(struct waiter *w, uint64_t *runs)
 	} else if (read_text(w->tid, "schedstat", buf, sizeof(buf)) <= 0) {
 		return -1;
 	}
-	return profil_wait_runs(buf, runs);
+	return profil_wait_runs(buf, runs, delay);
 }
 
 /* The thread's state, PROFIL_WAIT_*, or -1 when it runs or ended. */
@@ -194,7 +208,7 @@ wait_stack(struct waiter *w)
 	ssize_t n;
 	long nr;
 	int state = thread_state(w->tid);
-	uint64_t runs;
+	uint64_t runs, delay;
 
 	if (state < 0 || thread_syscall(w->tid, &nr, &regs.sp, &regs.pc) < 0)
 		return -1;
@@ -213,7 +227,7 @@ wait_stack(struct waiter *w)
 		n = 0;
 	}
 	/* Ran between the reads: the registers and the stack may be of two moments. */
-	if (thread_runs(w, &runs) < 0 || runs != w->runs)
+	if (thread_runs(w, &runs, &delay) < 0 || runs != w->runs)
 		return -1;
 	depth += (uint32_t)walk(&regs, copy, (size_t)n, w->pcs + 1, profil_rec.depth - 1);
 	/* The recorder's pthread_create wrapper is walked through, not shown. */
@@ -221,21 +235,80 @@ wait_stack(struct waiter *w)
 	return 0;
 }
 
+/*
+ * The stack of the thread's last CPU sample into pcs, at most max; its depth, 0 when none is
+ * known.  The entry is read as a spill may clear it: kept only if it was the thread's before
+ * and after the copy.
+ */
+static size_t
+last_cpu_stack(uint32_t tid, uint64_t *pcs, size_t max)
+{
+	struct profil_stacks *s = &profil_rec.stacks;
+	struct profil_stack_table *t;
+	struct profil_stack_entry *e;
+	uint64_t v, st;
+	size_t depth;
+
+	if (s->last == NULL)
+		return 0;
+	v = atomic_load_explicit(&s->last[tid & (s->nlast - 1)], memory_order_acquire);
+	if (v == 0)
+		return 0;
+	v--;
+	t = &s->tables[(v >> 32) & 1];
+	if ((v & 0xffffffff) >= t->nentries)
+		return 0;
+	e = &t->entries[v & 0xffffffff];
+	st = atomic_load_explicit(&e->state, memory_order_acquire);
+	if (st <= PROFIL_STACK_DEAD || e->tid != tid || e->depth == 0 ||
+	    e->pcs > t->npool || e->depth > t->npool - e->pcs)
+		return 0;
+	depth = e->depth < max ? e->depth : max;
+	memcpy(pcs, t->pool + e->pcs, depth * sizeof(*pcs));
+	if (atomic_load_explicit(&e->state, memory_order_acquire) != st || e->tid != tid)
+		return 0;
+	return depth;
+}
+
+/* n periods of the thread's waits for a CPU, over the stack of its last CPU sample. */
+static void
+cpu_wait(struct waiter *w, uint64_t n)
+{
+	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
+	size_t max = profil_rec.depth < PROFIL_FORMAT_MAX_DEPTH ? profil_rec.depth :
+	    PROFIL_FORMAT_MAX_DEPTH, depth = 1;
+
+	if (max > 1)
+		depth += last_cpu_stack(w->tid, pcs + 1, max - 1);
+	depth = profil_wait_cpu_place(&w->cpu, pcs, depth, max, &n, profil_rec.hz);
+	if (depth == 0)
+		return;
+	profil_stacks_add(&profil_rec.stacks, w->tid, pcs, depth, n);
+	profil_wall_stats.cpu_waits += n;
+}
+
 static void
 wall_thread(struct waiter *w)
 {
-	uint64_t runs;
+	uint64_t runs, delay, n;
 
-	if (thread_runs(w, &runs) < 0)
+	if (thread_runs(w, &runs, &delay) < 0)
 		return;
+	n = profil_wait_cpu_periods(&w->cpu, delay, w->runs, runs, 1000000000ULL / profil_rec.hz);
+	if (n > 0)
+		cpu_wait(w, n);
 	/* A kernel without schedstats prints zeros: no wait can be known to go on. */
 	if (w->depth == 0 || runs != w->runs || runs == 0) {
 		w->depth = 0;
 		w->runs = runs;
+		w->cpu.recounts = 0;
 		if (wait_stack(w) < 0) {
 			w->depth = 0;
 			return;
 		}
+	} else {
+		/* Counted again on its run count alone: it may be waiting for a CPU by now. */
+		w->cpu.recounts += weight_now;
 	}
 	profil_stacks_add(&profil_rec.stacks, w->tid, w->pcs, w->depth, weight_now);
 	profil_wall_stats.waits += weight_now;
@@ -274,6 +347,7 @@ visit(pid_t tid, void *cursor)
 		w->fd = -1;
 		w->runs = 0;
 		w->depth = 0;
+		memset(&w->cpu, 0, sizeof(w->cpu));
 	}
 	w->seen = 1;
 	wall_thread(w);
@@ -297,6 +371,14 @@ profil_record_wall_tick(uint64_t weight, uint32_t self, uint32_t keeper)
 		struct waiter t;
 
 		if (!waiters[i].seen) {
+			/* Waits for a CPU held back for a stack no CPU sample gave: without. */
+			if (waiters[i].cpu.unplaced > 0) {
+				const uint64_t cut[2] = { PROFIL_PC_WAIT_CPU, PROFIL_PC_CUT_STACK };
+
+				profil_stacks_add(&profil_rec.stacks, waiters[i].tid, cut, 2,
+				    waiters[i].cpu.unplaced);
+				profil_wall_stats.cpu_waits += waiters[i].cpu.unplaced;
+			}
 			if (waiters[i].fd >= 0) {
 				close(waiters[i].fd);
 				kept--;

@@ -128,6 +128,8 @@ profil_report_summary_print(struct profil_report *r, const char *title, FILE *ou
 		if (f->hdr.dropped > 0)
 			fprintf(out, ", %" PRIu64 " ticks dropped", f->hdr.dropped);
 		fprintf(out, "\n");
+		if (profil_report_cpu_waits_say(r, i, said, sizeof(said)) != NULL)
+			fprintf(out, "    %s\n", said);
 	}
 	if (empty > 0)
 		fprintf(out, "  %zu process%s without samples\n", empty, empty == 1 ? "" : "es");

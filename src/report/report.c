@@ -22,8 +22,10 @@ struct report_file {
 	double hz;			/* ticks per CPU second, to turn ticks into seconds */
 	uint64_t total;			/* ticks of the file */
 	uint64_t waiting;		/* of them, waiting threads' (--wall) */
+	uint64_t cpu_waiting;		/* of those, threads' waiting for a CPU */
 	double seconds;
 	double waiting_seconds;
+	double cpu_waiting_seconds;
 };
 
 /*
@@ -321,8 +323,10 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 	rf->hz = file_hz(f);
 	rf->total = 0;
 	rf->waiting = 0;
+	rf->cpu_waiting = 0;
 	rf->seconds = 0;
 	rf->waiting_seconds = 0;
+	rf->cpu_waiting_seconds = 0;
 	if (rf->name == NULL) {
 		profil_file_free(f);
 		return -ENOMEM;
@@ -361,6 +365,10 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 			rf->waiting = profil_count_add(rf->waiting, s->count);
 			rf->waiting_seconds += (double)s->count / rf->hz;
 		}
+		if (s->depth > 0 && s->pcs[0] == PROFIL_PC_WAIT_CPU) {
+			rf->cpu_waiting = profil_count_add(rf->cpu_waiting, s->count);
+			rf->cpu_waiting_seconds += (double)s->count / rf->hz;
+		}
 		r->total = profil_count_add(r->total, s->count);
 		r->seconds += (double)s->count / rf->hz;
 	}
@@ -385,9 +393,12 @@ profil_report_time_add(struct profil_report_time *sum, const struct profil_repor
 {
 	sum->samples = profil_count_add(sum->samples, t->samples);
 	sum->waiting = profil_count_add(sum->waiting, t->waiting);
+	sum->cpu_waiting = profil_count_add(sum->cpu_waiting, t->cpu_waiting);
 	sum->seconds += t->seconds;
 	sum->waiting_seconds += t->waiting_seconds;
+	sum->cpu_waiting_seconds += t->cpu_waiting_seconds;
 	sum->wall |= t->wall;
+	sum->wait_cpu |= t->wait_cpu;
 }
 
 void
@@ -404,9 +415,12 @@ profil_report_time(const struct profil_report *r, size_t i, struct profil_report
 		rf = &r->files[j];
 		one.samples = rf->total;
 		one.waiting = rf->waiting;
+		one.cpu_waiting = rf->cpu_waiting;
 		one.seconds = rf->seconds;
 		one.waiting_seconds = rf->waiting_seconds;
+		one.cpu_waiting_seconds = rf->cpu_waiting_seconds;
 		one.wall = (rf->f->hdr.flags & PROFIL_HDR_WALL) != 0;
+		one.wait_cpu = one.wall && (rf->f->hdr.flags & PROFIL_HDR_WAIT_CPU) != 0;
 		profil_report_time_add(t, &one);
 	}
 }
@@ -414,6 +428,12 @@ profil_report_time(const struct profil_report *r, size_t i, struct profil_report
 const char *
 profil_report_time_say(const struct profil_report_time *t, int seconds, char *buf, size_t len)
 {
+	char cpu[64] = "";
+
+	if (t->wait_cpu && !seconds)
+		snprintf(cpu, sizeof(cpu), ", %" PRIu64 " of them for a CPU", t->cpu_waiting);
+	else if (t->wait_cpu)
+		snprintf(cpu, sizeof(cpu), " (%.3f for a CPU)", t->cpu_waiting_seconds);
 	if (!t->wall && !seconds)
 		snprintf(buf, len, "%" PRIu64 " samples", t->samples);
 	else if (!t->wall)
@@ -421,11 +441,79 @@ profil_report_time_say(const struct profil_report_time *t, int seconds, char *bu
 		    t->seconds);
 	else if (!seconds)
 		snprintf(buf, len, "%" PRIu64 " samples (%" PRIu64 " on a CPU, %" PRIu64
-		    " waiting)", t->samples, t->samples - t->waiting, t->waiting);
+		    " waiting%s)", t->samples, t->samples - t->waiting, t->waiting, cpu);
 	else
 		snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of threads' time: %.3f on "
-		    "a CPU, %.3f waiting", t->samples, t->seconds,
-		    t->seconds - t->waiting_seconds, t->waiting_seconds);
+		    "a CPU, %.3f waiting%s", t->samples, t->seconds,
+		    t->seconds - t->waiting_seconds, t->waiting_seconds, cpu);
+	return buf;
+}
+
+struct cpu_wait {
+	uint32_t tid;
+	uint64_t count;
+};
+
+static int
+cpu_wait_cmp(const void *a, const void *b)
+{
+	const struct cpu_wait *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+const char *
+profil_report_cpu_waits_say(const struct profil_report *r, size_t i, char *buf, size_t len)
+{
+	const struct report_file *rf = &r->files[i];
+	const struct profil_file *f = rf->f;
+	struct cpu_wait *w = NULL, *p;
+	size_t n = 0, j, k, at;
+	uint64_t rest = 0;
+
+	if ((f->hdr.flags & (PROFIL_HDR_WALL | PROFIL_HDR_WAIT_CPU)) !=
+	    (PROFIL_HDR_WALL | PROFIL_HDR_WAIT_CPU) || rf->cpu_waiting == 0)
+		return NULL;
+	for (j = 0; j < f->nsamples; j++) {
+		const struct profil_file_sample *s = &f->samples[j];
+
+		if (s->depth == 0 || s->pcs[0] != PROFIL_PC_WAIT_CPU)
+			continue;
+		for (k = 0; k < n && w[k].tid != s->tid; k++)
+			;
+		if (k == n) {
+			p = realloc(w, (n + 1) * sizeof(*w));
+			if (p == NULL) {
+				free(w);
+				return NULL;
+			}
+			w = p;
+			w[n].tid = s->tid;
+			w[n++].count = 0;
+		}
+		w[k].count = profil_count_add(w[k].count, s->count);
+	}
+	qsort(w, n, sizeof(*w), cpu_wait_cmp);
+	at = (size_t)snprintf(buf, len, "waited for a CPU: %.3f s;", rf->cpu_waiting_seconds);
+	for (k = 0; k < n; k++) {
+		const char *name = thread_name(f, w[k].tid);
+
+		/* The longest waits by name, the others in one sum, so the line stays a line. */
+		if (k >= PROFIL_REPORT_CPU_WAITERS) {
+			rest = profil_count_add(rest, w[k].count);
+			continue;
+		}
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s %s[%" PRIu32 "] %.3f s",
+			    k > 0 ? "," : "", name[0] != '\0' ? name : "?", w[k].tid,
+			    (double)w[k].count / rf->hz);
+	}
+	if (rest > 0 && at < len)
+		snprintf(buf + at, len - at, ", %zu more threads %.3f s",
+		    n - PROFIL_REPORT_CPU_WAITERS, (double)rest / rf->hz);
+	free(w);
 	return buf;
 }
 

@@ -82,7 +82,10 @@ struct profil_report_time {
 	uint64_t waiting;	/* of them, those of waiting threads */
 	double seconds;		/* of all the ticks, each file's at its rate */
 	double waiting_seconds;	/* of the waiting ones */
+	uint64_t cpu_waiting;	/* of those, ticks of threads waiting for a CPU */
+	double cpu_waiting_seconds;
 	int wall;		/* a file was recorded with --wall */
+	int wait_cpu;		/* and counted the waits for a CPU (PROFIL_HDR_WAIT_CPU) */
 };
 
 /* The time of file i, or of every file with PROFIL_REPORT_ALL; sums of such times. */
@@ -94,10 +97,21 @@ void profil_report_time_add(struct profil_report_time *sum, const struct profil_
  * profil_report_time_say - the one way every header, title and export says what samples
  * stand for, so that wall time is never called CPU time and the counts are the rows':
  * "N samples, S seconds of CPU", or for --wall "N samples, S seconds of threads' time:
- * C on a CPU, W waiting".  With seconds 0, the counts alone: "N samples", or for --wall
- * "N samples (C on a CPU, W waiting)".  Returns buf (len bytes).
+ * C on a CPU, W waiting", and when the waits for a CPU were counted " (R for a CPU)".  With
+ * seconds 0, the counts alone: "N samples", or for --wall "N samples (C on a CPU, W waiting)"
+ * (", R of them for a CPU" before the parenthesis closes).  Returns buf (len bytes).
  */
 const char *profil_report_time_say(const struct profil_report_time *t, int seconds, char *buf,
+    size_t len);
+
+/*
+ * profil_report_cpu_waits_say - the time file i's threads waited for a CPU, in all and per
+ * thread, the longest first: "waited for a CPU: 0.820 s; main[4242] 0.800 s, writer[4243]
+ * 0.020 s" (beyond PROFIL_REPORT_CPU_WAITERS threads, the others summed as ", N more threads
+ * S s").  NULL when the file did not count such time, or has none, or without memory.
+ */
+#define PROFIL_REPORT_CPU_WAITERS	5
+const char *profil_report_cpu_waits_say(const struct profil_report *r, size_t i, char *buf,
     size_t len);
 size_t profil_report_nfiles(const struct profil_report *r);
 const struct profil_file *profil_report_file(const struct profil_report *r, size_t i,

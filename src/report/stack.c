@@ -97,8 +97,10 @@ walk_file(struct profil_report *r, size_t fi, struct profil_stack_frame *frames,
 	for (i = 0; i < f->nsamples && err == 0; i++) {
 		const struct profil_file_sample *s = &f->samples[i];
 
+		/* Under a wait for a CPU, pcs[1] is a CPU sample's own pc, not a return. */
 		for (d = 0; d < s->depth && err == 0; d++)
-			err = profil_locate(&l, s->pcs[d], d > 0, s->epoch, &frames[d]);
+			err = profil_locate(&l, s->pcs[d], d > 1 || (d == 1 &&
+			    s->pcs[0] != PROFIL_PC_WAIT_CPU), s->epoch, &frames[d]);
 		if (err != 0)
 			break;
 		st.sample = s;
@@ -163,6 +165,8 @@ profil_pc_marker_name(uint64_t pc)
 		return "[stack cut: stack copy too short]";
 	case PROFIL_PC_CUT_RULE:
 		return "[stack cut: no unwind rule]";
+	case PROFIL_PC_WAIT_CPU:
+		return "[wait: CPU, runnable]";
 	default:
 		break;
 	}

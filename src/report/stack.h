@@ -100,7 +100,8 @@ int profil_pc_is_wait(uint64_t pc);
 
 /*
  * The name of a marker pc: "[stack cut: ...]", or "[wait: read, sleeping]" naming the system
- * call and the thread's state; NULL when pc is not a marker.  The name lives as long as the
+ * call and the thread's state, or "[wait: CPU, runnable]" for time a thread waited for a CPU
+ * (PROFIL_PC_WAIT_CPU); NULL when pc is not a marker.  The name lives as long as the
  * process.
  */
 const char *profil_pc_marker_name(uint64_t pc);

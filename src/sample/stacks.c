@@ -79,7 +79,8 @@ table_enter(struct profil_stacks *s)
 	}
 }
 
-static int
+/* The index of the key's entry, its weight added; -1 when no room was found. */
+static long
 table_add(struct profil_stack_table *t, uint32_t tid, uint32_t epoch, const uint64_t *pcs,
     size_t depth, uint64_t weight, uint64_t h)
 {
@@ -111,12 +112,12 @@ table_add(struct profil_stack_table *t, uint32_t tid, uint32_t epoch, const uint
 			e->pcs = (uint32_t)off;
 			atomic_store_explicit(&e->count, weight, memory_order_relaxed);
 			atomic_store_explicit(&e->state, h, memory_order_release);
-			return 0;
+			return (long)((h + i) & mask);
 		}
 compare:
 		if (st == h && same_key(t, e, tid, epoch, pcs, depth)) {
 			atomic_fetch_add_explicit(&e->count, weight, memory_order_relaxed);
-			return 0;
+			return (long)((h + i) & mask);
 		}
 	}
 	return -1;
@@ -142,6 +143,7 @@ profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, si
 	struct profil_stack_table *t;
 	uint64_t h;
 	size_t i;
+	long row;
 
 	if (depth == 0)
 		return;
@@ -150,8 +152,12 @@ profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, si
 		h = mix(h, pcs[i]);
 	h |= 1ULL << 63;
 	t = table_enter(s);
-	if (table_add(t, tid, epoch, pcs, depth, weight, h) < 0)
+	row = table_add(t, tid, epoch, pcs, depth, weight, h);
+	if (row < 0)
 		atomic_fetch_add_explicit(&s->dropped, weight, memory_order_relaxed);
+	else if (s->last != NULL && pcs[0] < PROFIL_PC_WAIT_MIN)
+		atomic_store_explicit(&s->last[tid & (s->nlast - 1)],
+		    1 + ((uint64_t)(t - s->tables) << 32 | (uint64_t)row), memory_order_release);
 	atomic_fetch_sub(&t->inflight, 1);
 }
 

@@ -72,6 +72,14 @@ struct profil_stacks {
 	 * changed: its frames are not the program's (profil_stacks_drop_self).
 	 */
 	uint64_t self_lo, self_hi;
+	/*
+	 * --wall: the entry of each thread's last CPU sample, where it waits for a CPU when it
+	 * does, by tid modulo nlast (a power of two); NULL: not kept.  0, or 1 + the table's
+	 * index << 32 | the entry's index: stored by profil_stacks_add, read by the recorder's
+	 * thread (src/record/wall.c), which checks the entry's tid.  Mapped before arming.
+	 */
+	atomic_uint_least64_t *last;
+	size_t nlast;
 };
 
 /* The sink: adds tick->weight to the entry of this thread's stack.  arg: struct profil_stacks. */
@@ -87,7 +95,10 @@ void profil_stacks_tick(const struct profil_tick *tick, void *arg);
  */
 size_t profil_stacks_drop_self(const struct profil_stacks *s, uint64_t *pcs, size_t depth);
 
-/* Adds weight to the entry of (tid, current epoch, pcs[0..depth)), leaf first. */
+/*
+ * Adds weight to the entry of (tid, current epoch, pcs[0..depth)), leaf first; a CPU sample's
+ * (pcs[0] no marker) is then tid's last (s->last).
+ */
 void profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
     uint64_t weight);
 

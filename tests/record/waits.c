@@ -1,9 +1,10 @@
 /*
  * waits - threads that wait, for t2105 (profil record --wall):
- *   thirds S   the main thread burns S seconds of its CPU time in burn(), sleeps S in
- *              snooze() (nanosleep) and blocks about S in blocked_read() (read on a pipe that
- *              a writer thread fills S after snooze ends); then prints "eintr N", the times a
- *              system call of its failed with EINTR.
+ *   thirds S   the main thread burns the CPU for S seconds of wall time in burn() (on a CPU
+ *              or waiting for one, under load), sleeps S in snooze() (nanosleep) and blocks
+ *              about S in blocked_read() (read on a pipe that a writer thread fills S after
+ *              snooze ends): a third of its wall time each, whatever else runs; then prints
+ *              "eintr N", the times a system call of its failed with EINTR.
  *   reasons S  three threads wait S: lock_waiter() on a mutex main holds, poll_waiter() in
  *              poll on a silent pipe, and main in waitpid for a child that sleeps S.
  */
@@ -24,11 +25,11 @@ static int data[2], go[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double
-thread_cpu(void)
+now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -45,10 +46,10 @@ sleep_for(double s)
 __attribute__((noinline)) static void
 burn(double s)
 {
-	double end = thread_cpu() + s;
+	double end = now() + s;
 
-	/* The clock is a system call: read it every ~100 us, so that the time is user time. */
-	while (thread_cpu() < end)
+	/* Read the clock every ~100 us, so that the time is the loop's. */
+	while (now() < end)
 		for (int i = 0; i < 100000; i++)
 			sink++;
 }
