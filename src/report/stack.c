@@ -163,6 +163,8 @@ profil_pc_marker_name(uint64_t pc)
 		return "[stack cut: stack copy too short]";
 	case PROFIL_PC_CUT_RULE:
 		return "[stack cut: no unwind rule]";
+	case PROFIL_PC_CUT_FP:
+		return "[stack cut: frame pointer not known]";
 	default:
 		break;
 	}
