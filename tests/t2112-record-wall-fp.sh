@@ -53,8 +53,7 @@ judge() {
 				rest = head; sub(/^\[stack cut[^;]*;/, "", rest)
 				if (rest == g || substr(g, length(g) - length(rest)) == ";" rest) cut += c
 				else { bad += c; if (nb++ < 3) print "wrong after the cut:", $0 }
-			} else if (head ~ tomain && substr(head, length(head) - length(g) + 1) == g &&
-			    substr(head, 1, length(head) - length(g)) ~ (tomain "$")) whole += c
+			} else if (sub(tomain, "main;", head) && head == g) whole += c
 			else { bad += c; if (nb++ < 3) print "wrong caller:", $0 }
 		}
 		END { printf "%d waiting samples: %d whole, %d cut, %d wrong\n", n, whole, cut, bad
@@ -63,7 +62,7 @@ judge() {
 
 # whole NAME: the recovered stacks: more than half of the waiting samples go to main.
 whole() {
-	judge "$1" | awk '/waiting samples/ { print; exit !($3 > 0 && 2 * $4 > $3) }'
+	judge "$1" | awk '/waiting samples/ { print; exit !($1 > 0 && 2 * $4 > $1) }'
 }
 
 outside=1

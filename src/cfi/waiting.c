@@ -4,9 +4,25 @@
  * by the unwind tables.  Shared by the outside recorder
  * (src/outside/wall.c) and the in-process one's recorder thread (src/record/wall.c), neither
  * in signal context.  Allocation-free.
+ *
+ * A function framed by rbp (push %rbp; mov %rsp,%rbp: CFA = rbp + 16) cannot be walked
+ * through without rbp, and until one of its callees saves rbp on the stack the register alone
+ * holds it.  The stack above sp is full of frame records (saved rbp, return address) that
+ * look right and are not: those of calls that have returned, left in the locals of the
+ * frames now live, and the live ones of the callers, each chaining to main through callers
+ * that are not the real ones.  No search among them is sound, so rbp is proved from the
+ * function's code instead: its prologue, read from the process, gives rbp - sp where it
+ * waits (the registers it pushes after setting rbp and the room it then takes with sub
+ * $N,%rsp), so rbp is sp plus that.  The frame record there must hold a return address that
+ * follows a call instruction.  What cannot be proved so ends the stack with
+ * PROFIL_PC_CUT_FP, "[stack cut: frame pointer not known]".  What the proof assumes: that
+ * the function moves rsp no further before the call it waits in (no alloca(3) or
+ * variable-length array, no arguments pushed for that call); a function that did is caught
+ * when the slot then read is not a frame record, and is otherwise walked wrong.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "cfi.h"
 #include "../format/format.h"
@@ -70,8 +86,8 @@ profil_wait_syscall(const char *text, long *nr, uint64_t *sp, uint64_t *pc)
 	return -1;
 }
 
-static int
-in_code(const struct profil_unwind_space *space, uint64_t pc)
+static const struct profil_unwind_module *
+module_of(const struct profil_unwind_space *space, uint64_t pc)
 {
 	size_t lo = 0, hi = space->nmods;
 
@@ -83,63 +99,258 @@ in_code(const struct profil_unwind_space *space, uint64_t pc)
 		else if (pc >= space->mods[mid].end)
 			lo = mid + 1;
 		else
-			return space->mods[mid].table != NULL;
+			return &space->mods[mid];
+	}
+	return NULL;
+}
+
+/* Up to len bytes of pid's memory at addr (fewer where its mapping ends): how many. */
+static size_t
+code_read(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	return n > 0 ? (size_t)n : 0;
+}
+
+/*
+ * The length of a ModR/M operand (the ModR/M byte, any SIB byte and displacement) at m, of
+ * which len bytes are there; 0 when they are not all there.
+ */
+static size_t
+modrm_len(const uint8_t *m, size_t len)
+{
+	unsigned int mod = m[0] >> 6, rm = m[0] & 7;
+	size_t n = 1;
+
+	if (len < 1)
+		return 0;
+	if (mod != 3 && rm == 4) {
+		if (len < 2)
+			return 0;
+		n++;
+		if (mod == 0 && (m[1] & 7) == 5)
+			n += 4;
+	}
+	if (mod == 0 && rm == 5)
+		n += 4;
+	else if (mod == 1)
+		n += 1;
+	else if (mod == 2)
+		n += 4;
+	return n <= len ? n : 0;
+}
+
+/* Whether the 7 bytes before a return address end with a call: call rel32, or call *r/m. */
+static int
+after_call(const uint8_t *c)
+{
+	if (c[2] == 0xe8)
+		return 1;
+	for (size_t s = 0; s < 6; s++) {
+		size_t i = s + ((c[s] & 0xf0) == 0x40);
+
+		if (i + 2 <= 7 && c[i] == 0xff && (c[i + 1] >> 3 & 7) == 2 &&
+		    i + 1 + modrm_len(c + i + 1, 7 - i - 1) == 7)
+			return 1;
 	}
 	return 0;
 }
 
+/* Registers as ModR/M numbers them (with the REX bit): sp and bp, which a prologue sets. */
+#define REG_SP	4
+#define REG_BP	5
+#define PROLOGUE_MAX	96
+
 /*
- * A waiting thread's registers come from /proc without its frame pointer, so a walk stops at
- * the first frame whose rules need it (code built with frame pointers).  Until a function
- * saves it, the frame pointer still holds that frame's value: the address of a frame record
- * (saved fp, return address) somewhere above sp.  Each place on the copy holding a record
- * whose return address is in code is tried, and taken only if the walk from it then reaches
- * the outermost frame; otherwise the cut walk stands.
+ * rbp - sp at f, in the function whose prologue begins (after mov %rsp,%rbp) at c[0..len),
+ * address x: the registers it pushes, then sub $N,%rsp, with only moves between them that
+ * leave rsp and rbp alone; or, where f comes before the sub, what was pushed by then.  -1
+ * for any other code: nothing is proved.
  */
-static size_t
-fp_search(const struct profil_unwind_space *space, const struct profil_unwind_regs *regs,
-    const struct profil_unwind_memory *mem, uint64_t *pcs, size_t max,
-    enum profil_unwind_end *end, size_t n)
+static int64_t
+prologue_depth(const uint8_t *c, size_t len, uint64_t x, const struct profil_unwind_stop *f)
 {
-	uint64_t try[PROFIL_FORMAT_MAX_DEPTH];
-	struct profil_unwind_regs r = *regs;
-	enum profil_unwind_end e;
-	size_t tried = 0, m;
+	uint64_t at = f->exact ? f->regs.pc : f->regs.pc - 1;
+	int64_t pushed = 0;
+	size_t i = 0;
 
-	if (max > PROFIL_FORMAT_MAX_DEPTH)
-		max = PROFIL_FORMAT_MAX_DEPTH;
-	for (uint64_t a = mem->lo; a <= mem->hi && mem->hi - a >= 16 && tried < 64; a += 8) {
-		uint64_t saved, ret;
+	while (i < len && x + i <= at) {
+		unsigned int rex = 0, op, reg, rm;
+		size_t m, imm = 0;
+		int dest;	/* the register written: 0 the ModR/M reg, 1 its r/m, -1 none */
 
-		memcpy(&saved, mem->data + (a - mem->lo), 8);
-		memcpy(&ret, mem->data + (a + 8 - mem->lo), 8);
-		/*
-		 * A frame record: the caller's fp above it (or 0, or anything from a caller
-		 * without frame pointers, which the tables then walk), the return address into
-		 * code.  Only a walk that then reaches the outermost frame is taken.
-		 */
-		if ((saved != 0 && saved <= a && saved >= mem->lo) || !in_code(space, ret))
+		if (f->exact && x + i == f->regs.pc)
+			return pushed;
+		if (c[i] == 0x64 && i + 1 < len)	/* %fs: the stack protector's canary */
+			i++;
+		if ((c[i] & 0xf0) == 0x40 && i + 1 < len)
+			rex = c[i++];
+		if (i >= len)
+			return -1;
+		op = c[i++];
+		if (op >= 0x50 && op <= 0x57) {
+			pushed += 8;
 			continue;
-		tried++;
-		r.fp = a;
-		m = profil_unwind_cfi(space, &r, mem, try, max, &e);
-		if (e == PROFIL_UNWIND_COMPLETE) {
-			memcpy(pcs, try, m * sizeof(*pcs));
-			*end = e;
-			return m;
 		}
+		if (op >= 0xb8 && op <= 0xbf) {
+			/* mov $imm, %reg */
+			reg = (op & 7) | (rex & 1) << 3;
+			if (reg == REG_SP || reg == REG_BP)
+				return -1;
+			i += rex & 8 ? 8 : 4;
+			continue;
+		}
+		switch (op) {
+		case 0x88: case 0x89: case 0x01: case 0x09: case 0x21: case 0x29: case 0x31:
+			dest = 1;
+			break;
+		case 0x8a: case 0x8b: case 0x8d: case 0x03: case 0x0b: case 0x23: case 0x2b:
+		case 0x33:
+			dest = 0;
+			break;
+		case 0x39: case 0x3b: case 0x85:
+			dest = -1;
+			break;
+		case 0xc7:
+			dest = 1;
+			imm = 4;
+			break;
+		case 0x81: case 0x83:
+			dest = 1;
+			imm = op == 0x81 ? 4 : 1;
+			break;
+		case 0xe8:
+			/* The call f returns from, straight after the prologue. */
+			return !f->exact && x + i + 4 == f->regs.pc ? pushed : -1;
+		case 0xff:
+			if (i < len && (c[i] >> 3 & 7) == 2 && !f->exact &&
+			    x + i + modrm_len(c + i, len - i) == f->regs.pc)
+				return pushed;
+			return -1;
+		default:
+			return -1;
+		}
+		if ((m = modrm_len(c + i, len - i)) == 0 || i + m + imm > len)
+			return -1;
+		reg = (c[i] >> 3 & 7) | (rex & 4) << 1;
+		rm = (c[i] & 7) | (rex & 1) << 3;
+		if ((op == 0x81 || op == 0x83) && c[i] == (0xc0 | 5 << 3 | REG_SP) && rex == 0x48) {
+			/* sub $N, %rsp: the prologue's last instruction */
+			int64_t room = op == 0x83 ? (int8_t)c[i + 1] : (int32_t)((uint32_t)c[i + 1] |
+			    (uint32_t)c[i + 2] << 8 | (uint32_t)c[i + 3] << 16 |
+			    (uint32_t)c[i + 4] << 24);
+
+			if (room < 0 || x + i + m + imm > at)
+				return -1;
+			return pushed + room;
+		}
+		if ((op == 0x81 || op == 0x83) && (c[i] >> 3 & 7) == 7)
+			dest = -1;	/* cmp */
+		if ((dest == 0 && (reg == REG_SP || reg == REG_BP)) ||
+		    (dest == 1 && c[i] >> 6 == 3 && (rm == REG_SP || rm == REG_BP)))
+			return -1;
+		i += m + imm;
 	}
-	return n;
+	return -1;
+}
+
+/* Why a walk stopped at f: its rule needs the frame pointer (1), or not (0). */
+static int
+needs_fp(const struct profil_unwind_space *space, const struct profil_unwind_stop *f,
+    const struct profil_unwind_module **mod, const struct profil_unwind_row **row)
+{
+	uint64_t at = f->exact ? f->regs.pc : f->regs.pc - 1;
+
+	*mod = module_of(space, at);
+	*row = NULL;
+	if (*mod != NULL && (*mod)->cut)
+		return 0;
+	if (*mod != NULL && (*mod)->table != NULL)
+		*row = profil_unwind_row_find((*mod)->table, at - (*mod)->bias);
+	switch (*row != NULL ? (*row)->cfa : PROFIL_CFA_NONE) {
+	case PROFIL_CFA_NONE:
+	case PROFIL_CFA_FP:
+	case PROFIL_CFA_FP_DEREF:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The frame pointer of frame f, whose row says CFA = rbp + 16, proved from its function's
+ * code (the header comment): 0 and *fp, or -1.  The rows before f's show the prologue: CFA =
+ * rsp + 16 with the caller's rbp at CFA - 16 from just after push %rbp, CFA = rbp + 16 from
+ * just after mov %rsp,%rbp, and the code at both places says so too.
+ */
+static int
+frame_pointer(pid_t pid, const struct profil_unwind_module *mod,
+    const struct profil_unwind_row *row, const struct profil_unwind_memory *mem,
+    const struct profil_unwind_stop *f, uint64_t *fp)
+{
+	const struct profil_unwind_table *t = mod->table;
+	const struct profil_unwind_row *first = row;
+	uint8_t c[PROLOGUE_MAX], before[7];
+	uint64_t push, x, ret;
+	size_t len, skip;
+	int64_t depth;
+
+	if (row == NULL || row->cfa != PROFIL_CFA_FP || row->cfa_off != 16)
+		return -1;
+	while (first > t->rows && first[-1].cfa == PROFIL_CFA_FP && first[-1].cfa_off == 16)
+		first--;
+	if (first == t->rows || first[-1].cfa != PROFIL_CFA_SP || first[-1].cfa_off != 16 ||
+	    first[-1].fp != PROFIL_FP_AT_CFA || first[-1].fp_off != -16)
+		return -1;
+	push = t->base + first[-1].addr + mod->bias;
+	x = t->base + first->addr + mod->bias;
+	/* push %rbp (55) just before the first row, mov %rsp,%rbp (48 89 e5 or 48 8b ec) before x. */
+	if (x < push + 3 || x - push > 32 || push - 1 < mod->start)
+		return -1;
+	skip = (size_t)(x - (push - 1));
+	len = code_read(pid, push - 1, c, sizeof(c));
+	if (len <= skip || c[0] != 0x55 || c[skip - 3] != 0x48 ||
+	    !((c[skip - 2] == 0x89 && c[skip - 1] == 0xe5) ||
+	    (c[skip - 2] == 0x8b && c[skip - 1] == 0xec)))
+		return -1;
+	depth = prologue_depth(c + skip, len - skip, x, f);
+	if (depth < 0 || f->regs.sp + (uint64_t)depth < f->regs.sp)
+		return -1;
+	*fp = f->regs.sp + (uint64_t)depth;
+	/* Beyond the copy, the walk says the copy ended; within it, a frame record or nothing. */
+	if (*fp < mem->lo || *fp + 16 > mem->hi)
+		return 0;
+	memcpy(&ret, mem->data + (*fp + 8 - mem->lo), 8);
+	if (ret < 7 || code_read(pid, ret - 7, before, sizeof(before)) != sizeof(before) ||
+	    !after_call(before))
+		return -1;
+	return 0;
 }
 
 size_t
 profil_unwind_waiting(const struct profil_unwind_space *space,
-    const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
+    const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem, pid_t pid,
     uint64_t *pcs, size_t max, enum profil_unwind_end *end)
 {
-	size_t n = profil_unwind_cfi(space, regs, mem, pcs, max, end);
+	struct profil_unwind_stop f = { *regs, 1 };
+	const struct profil_unwind_module *mod;
+	const struct profil_unwind_row *row;
+	size_t n = 0;
 
-	if (*end == PROFIL_UNWIND_NORULE && regs->fp == PROFIL_UNWIND_FP_UNKNOWN)
-		n = fp_search(space, regs, mem, pcs, max, end, n);
+	*end = PROFIL_UNWIND_COMPLETE;
+	while (n < max) {
+		n += profil_unwind_cfi_at(space, &f, mem, pcs + n, max - n, end, &f);
+		if (*end != PROFIL_UNWIND_NORULE || f.regs.fp != PROFIL_UNWIND_FP_UNKNOWN ||
+		    !needs_fp(space, &f, &mod, &row))
+			break;
+		if (frame_pointer(pid, mod, row, mem, &f, &f.regs.fp) < 0) {
+			pcs[n - 1] = PROFIL_PC_CUT_FP;
+			break;
+		}
+		/* On from f, pcs[n - 2], with its frame pointer, over the marker. */
+		n -= 2;
+	}
 	return n;
 }
