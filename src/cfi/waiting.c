@@ -162,6 +162,7 @@ after_call(const uint8_t *c)
 #define REG_SP	4
 #define REG_BP	5
 #define PROLOGUE_MAX	96
+#define ROWS_BACK	256	/* the rows of one function, at most, looked through */
 
 /*
  * rbp - sp at f, in the function whose prologue begins (after mov %rsp,%rbp) at c[0..len),
@@ -299,11 +300,20 @@ frame_pointer(pid_t pid, const struct profil_unwind_module *mod,
 
 	if (row == NULL || row->cfa != PROFIL_CFA_FP || row->cfa_off != 16)
 		return -1;
-	while (first > t->rows && first[-1].cfa == PROFIL_CFA_FP && first[-1].cfa_off == 16)
-		first--;
-	if (first == t->rows || first[-1].cfa != PROFIL_CFA_SP || first[-1].cfa_off != 16 ||
-	    first[-1].fp != PROFIL_FP_AT_CFA || first[-1].fp_off != -16)
-		return -1;
+	/*
+	 * Back to the prologue over the function's rows, its epilogues' among them (CFA = rsp +
+	 * 8 after pop %rbp, the caller's rbp still said to be at CFA - 16); a row without that
+	 * is before the function, and nothing is proved.
+	 */
+	for (size_t k = 0;; k++, first--) {
+		if (first == t->rows || k == ROWS_BACK || first->fp != PROFIL_FP_AT_CFA ||
+		    first->fp_off != -16)
+			return -1;
+		if (first->cfa == PROFIL_CFA_FP && first->cfa_off == 16 &&
+		    first[-1].cfa == PROFIL_CFA_SP && first[-1].cfa_off == 16 &&
+		    first[-1].fp == PROFIL_FP_AT_CFA && first[-1].fp_off == -16)
+			break;
+	}
 	push = t->base + first[-1].addr + mod->bias;
 	x = t->base + first->addr + mod->bias;
 	/* push %rbp (55) just before the first row, mov %rsp,%rbp (48 89 e5 or 48 8b ec) before x. */
