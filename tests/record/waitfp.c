@@ -6,8 +6,9 @@
  * frame records (saved rbp, return address) of calls that have returned, chained to the live
  * frames above, each one a walk that reaches main through a caller that is not the real one.
  *
- *   waitfp [DEPTH]   main -> outer -> waiter -> read(0): prints "ready PID" and blocks until
- *                    its standard input has a byte or ends, then prints "done".
+ *   waitfp [LEN]     main -> outer -> waiter -> read(0): prints "ready PID" and blocks until
+ *                    its standard input has a byte or ends, then prints "done".  With LEN,
+ *                    waiter_vla, whose buffer is LEN bytes long.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,15 +40,41 @@ waiter(int fd)
 	return n;
 }
 
+/*
+ * The same with a buffer of variable length: rsp moves after the prologue, so rbp is not sp
+ * plus what the prologue takes.  Of len 48 * k, the slot that would be rbp holds the k-th
+ * of stale()'s records (each of its frames is 48 bytes: a record and 32 of room).
+ */
+__attribute__((noinline, noipa)) static int
+same(int x)
+{
+	return x;
+}
+
 __attribute__((noinline, noipa)) static long
-outer(int depth)
+waiter_vla(int fd, int len)
+{
+	volatile int fixed[4];
+	int m = same(len);
+	char buf[m];
+	long n;
+
+	fixed[0] = fd;
+	n = read(fixed[0], buf, 1);
+
+	__asm__ volatile("" : : "r"(buf) : "memory");
+	return n;
+}
+
+__attribute__((noinline, noipa)) static long
+outer(int depth, int vla)
 {
 	long n;
 
-	sink += stale(depth);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
-	n = waiter(0);
+	sink += stale(depth);
+	n = vla > 0 ? waiter_vla(0, vla) : waiter(0);
 	__asm__ volatile("" : : : "memory");
 	return n;
 }
@@ -55,7 +82,7 @@ outer(int depth)
 int
 main(int argc, char **argv)
 {
-	long n = outer(argc > 1 ? atoi(argv[1]) : 16);
+	long n = outer(16, argc > 1 ? atoi(argv[1]) : 0);
 
 	printf("done %ld\n", n);
 	return 0;
