@@ -163,27 +163,35 @@ after_call(const uint8_t *c)
 #define REG_BP	5
 #define PROLOGUE_MAX	96
 #define ROWS_BACK	256	/* the rows of one function, at most, looked through */
+#define FUNCTION_MAX	(256 << 10)	/* the code of one function, at most, read */
+
+/* What a prologue takes below rbp: the registers it pushes, then sub $room,%rsp at sub. */
+struct frame_shape {
+	int64_t pushed, room;
+	uint64_t sub;		/* 0: no sub */
+};
 
 /*
- * rbp - sp at f, in the function whose prologue begins (after mov %rsp,%rbp) at c[0..len),
- * address x: the registers it pushes, then sub $N,%rsp, with only moves between them that
- * leave rsp and rbp alone; or, where f comes before the sub, what was pushed by then.  -1
- * for any other code: nothing is proved.
+ * The shape of the frame at f, in the function whose prologue begins (after mov %rsp,%rbp)
+ * at c[0..len), address x: the registers it pushes, then sub $N,%rsp, with only moves
+ * between them that leave rsp and rbp alone; or, where f comes before the sub, what was
+ * pushed by then.  0, or -1 for any other code: nothing is proved.
  */
-static int64_t
-prologue_depth(const uint8_t *c, size_t len, uint64_t x, const struct profil_unwind_stop *f)
+static int
+prologue_shape(const uint8_t *c, size_t len, uint64_t x, const struct profil_unwind_stop *f,
+    struct frame_shape *shape)
 {
 	uint64_t at = f->exact ? f->regs.pc : f->regs.pc - 1;
-	int64_t pushed = 0;
 	size_t i = 0;
 
+	memset(shape, 0, sizeof(*shape));
 	while (i < len && x + i <= at) {
 		unsigned int rex = 0, op, reg, rm;
-		size_t m, imm = 0;
+		size_t m, imm = 0, start = i;
 		int dest;	/* the register written: 0 the ModR/M reg, 1 its r/m, -1 none */
 
 		if (f->exact && x + i == f->regs.pc)
-			return pushed;
+			return 0;
 		if (c[i] == 0x64 && i + 1 < len)	/* %fs: the stack protector's canary */
 			i++;
 		if ((c[i] & 0xf0) == 0x40 && i + 1 < len)
@@ -192,7 +200,7 @@ prologue_depth(const uint8_t *c, size_t len, uint64_t x, const struct profil_unw
 			return -1;
 		op = c[i++];
 		if (op >= 0x50 && op <= 0x57) {
-			pushed += 8;
+			shape->pushed += 8;
 			continue;
 		}
 		if (op >= 0xb8 && op <= 0xbf) {
@@ -224,11 +232,11 @@ prologue_depth(const uint8_t *c, size_t len, uint64_t x, const struct profil_unw
 			break;
 		case 0xe8:
 			/* The call f returns from, straight after the prologue. */
-			return !f->exact && x + i + 4 == f->regs.pc ? pushed : -1;
+			return !f->exact && x + i + 4 == f->regs.pc ? 0 : -1;
 		case 0xff:
 			if (i < len && (c[i] >> 3 & 7) == 2 && !f->exact &&
 			    x + i + modrm_len(c + i, len - i) == f->regs.pc)
-				return pushed;
+				return 0;
 			return -1;
 		default:
 			return -1;
@@ -245,7 +253,9 @@ prologue_depth(const uint8_t *c, size_t len, uint64_t x, const struct profil_unw
 
 			if (room < 0 || x + i + m + imm > at)
 				return -1;
-			return pushed + room;
+			shape->room = room;
+			shape->sub = x + start;
+			return 0;
 		}
 		if ((op == 0x81 || op == 0x83) && (c[i] >> 3 & 7) == 7)
 			dest = -1;	/* cmp */
@@ -255,6 +265,98 @@ prologue_depth(const uint8_t *c, size_t len, uint64_t x, const struct profil_unw
 		i += m + imm;
 	}
 	return -1;
+}
+
+/*
+ * Whether code c[0..len) at address a (patterns that begin before c + starts), of a function
+ * shaped so, may move rsp other than by its prologue's sub and its epilogues' add of the same
+ * room: sub or and on rsp (alloca(3), an array of variable length, a realignment), sub or add
+ * of a register, a move or lea into it, an add of another amount (arguments pushed for a
+ * call, taken back).  Byte patterns of 64-bit operations on rsp, wherever they are, not
+ * decoded instructions: a false match only cuts the stack.  Pushes and pops cannot be told
+ * from other bytes so: arguments pushed and popped back are not seen.
+ */
+static int
+moves_sp(const uint8_t *c, size_t len, size_t starts, uint64_t a, const struct frame_shape *shape)
+{
+	for (size_t j = 0; j < starts && j + 3 <= len; j++) {
+		unsigned int rex = c[j], op = c[j + 1], m = c[j + 2];
+		int rm_sp = m >> 6 == 3 && (m & 7) == REG_SP && !(rex & 1);
+		int reg_sp = (m >> 3 & 7) == REG_SP && !(rex & 4);
+		int64_t imm;
+
+		if ((rex & 0xf8) != 0x48)
+			continue;
+		switch (op) {
+		case 0x81:
+		case 0x83:
+			if (!rm_sp || (m >> 3 & 7) == 7)	/* cmp */
+				break;
+			if ((m >> 3 & 7) == 5 && a + j == shape->sub)
+				break;
+			if ((m >> 3 & 7) != 0)
+				return 1;
+			if (j + (op == 0x83 ? 4 : 7) > len)
+				return 1;
+			imm = op == 0x83 ? (int8_t)c[j + 3] : (int32_t)((uint32_t)c[j + 3] |
+			    (uint32_t)c[j + 4] << 8 | (uint32_t)c[j + 5] << 16 |
+			    (uint32_t)c[j + 6] << 24);
+			if (imm != shape->room)
+				return 1;
+			break;
+		case 0x01: case 0x29: case 0x89:
+			if (rm_sp)
+				return 1;
+			break;
+		case 0x03: case 0x2b: case 0x8b:
+			if (reg_sp)
+				return 1;
+			break;
+		case 0x8d:
+			if (reg_sp && m >> 6 != 3)
+				return 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The same over the function's code from lo to the end of its rows after row (those that keep
+ * rbp saved at CFA - 16), read from pid in pieces that overlap by an instruction's length:
+ * 1 when it may move rsp, or when where it ends is not known or it is too long to read.
+ */
+static int
+function_moves_sp(pid_t pid, const struct profil_unwind_module *mod,
+    const struct profil_unwind_row *row, uint64_t lo, const struct frame_shape *shape)
+{
+	const struct profil_unwind_table *t = mod->table;
+	const struct profil_unwind_row *r = row, *last = t->rows + t->nrows;
+	uint8_t c[4096];
+	uint64_t hi;
+
+	while (r < last && r - row < ROWS_BACK && r->fp == PROFIL_FP_AT_CFA && r->fp_off == -16)
+		r++;
+	if (r == last || r - row == ROWS_BACK)
+		return 1;
+	hi = t->base + r->addr + mod->bias;
+	if (hi <= lo || hi - lo > FUNCTION_MAX || hi > mod->end)
+		return 1;
+	for (uint64_t a = lo; a < hi; a += sizeof(c) - 8) {
+		size_t want = hi - a < sizeof(c) ? (size_t)(hi - a) : sizeof(c), starts = want;
+
+		/* Patterns that begin in the last 8 bytes of a piece are the next one's. */
+		if (a + want < hi)
+			starts = want - 8;
+
+		if (code_read(pid, a, c, want) != want || moves_sp(c, want, starts, a, shape))
+			return 1;
+		if (a + want == hi)
+			break;
+	}
+	return 0;
 }
 
 /* Why a walk stopped at f: its rule needs the frame pointer (1), or not (0). */
@@ -295,8 +397,8 @@ frame_pointer(pid_t pid, const struct profil_unwind_module *mod,
 	const struct profil_unwind_row *first = row;
 	uint8_t c[PROLOGUE_MAX], before[7];
 	uint64_t push, x, ret;
+	struct frame_shape shape;
 	size_t len, skip;
-	int64_t depth;
 
 	if (row == NULL || row->cfa != PROFIL_CFA_FP || row->cfa_off != 16)
 		return -1;
@@ -325,10 +427,10 @@ frame_pointer(pid_t pid, const struct profil_unwind_module *mod,
 	    !((c[skip - 2] == 0x89 && c[skip - 1] == 0xe5) ||
 	    (c[skip - 2] == 0x8b && c[skip - 1] == 0xec)))
 		return -1;
-	depth = prologue_depth(c + skip, len - skip, x, f);
-	if (depth < 0 || f->regs.sp + (uint64_t)depth < f->regs.sp)
+	if (prologue_shape(c + skip, len - skip, x, f, &shape) < 0 ||
+	    function_moves_sp(pid, mod, row, push - 1, &shape))
 		return -1;
-	*fp = f->regs.sp + (uint64_t)depth;
+	*fp = f->regs.sp + (uint64_t)(shape.pushed + shape.room);
 	/* Beyond the copy, the walk says the copy ended; within it, a frame record or nothing. */
 	if (*fp < mem->lo || *fp + 16 > mem->hi)
 		return 0;
