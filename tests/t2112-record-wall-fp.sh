@@ -9,10 +9,13 @@
 # "[stack cut: ...]" frame followed by a leaf-side part of that chain; rbp is found, and the
 # stacks whole, where the function's prologue proves where it is; not where rsp moves after the
 # prologue (an array of variable length), where the slot the prologue gives holds a stale
-# record.  The man page: "never in a wrong caller".
+# record.  The man page: "never in a wrong caller".  First tests/report/waiting.c, the walk
+# over hand-made code and rows, rule by rule.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
 test_needs gdb:gdb
+
+test_run_prog waiting "$B/tests/report/waiting"
 
 W=$B/tests/record/waitfp
 
