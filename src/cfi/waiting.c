@@ -171,98 +171,197 @@ struct frame_shape {
 	uint64_t sub;		/* 0: no sub */
 };
 
+/* One instruction of a prologue, as far as it matters to rsp. */
+enum insn_kind {
+	INSN_OTHER,		/* leaves rsp and rbp alone */
+	INSN_PUSH,
+	INSN_SUB_SP,		/* sub $imm, %rsp */
+	INSN_CALL
+};
+
+struct insn {
+	size_t len;
+	enum insn_kind kind;
+	int64_t imm;
+};
+
+/* Which operand a ModR/M instruction writes: its reg field, its r/m, or none. */
+enum { WRITES_REG, WRITES_RM, WRITES_NONE };
+
+/* The one-byte opcodes of a prologue with a ModR/M operand: what each writes, its immediate. */
+static int
+modrm_op(unsigned int op, int *writes, size_t *imm)
+{
+	*imm = 0;
+	switch (op) {
+	case 0x00: case 0x01: case 0x08: case 0x09: case 0x20: case 0x21: case 0x28: case 0x29:
+	case 0x30: case 0x31: case 0x88: case 0x89: case 0xd1: case 0xd3:
+		*writes = WRITES_RM;
+		return 0;
+	case 0x02: case 0x03: case 0x0a: case 0x0b: case 0x22: case 0x23: case 0x2a: case 0x2b:
+	case 0x32: case 0x33: case 0x63: case 0x8a: case 0x8b: case 0x8d:
+		*writes = WRITES_REG;
+		return 0;
+	case 0x38: case 0x39: case 0x3a: case 0x3b: case 0x84: case 0x85:
+		*writes = WRITES_NONE;
+		return 0;
+	case 0x80: case 0x83: case 0xc0: case 0xc1: case 0xc6:
+		*writes = WRITES_RM;
+		*imm = 1;
+		return 0;
+	case 0x81: case 0xc7:
+		*writes = WRITES_RM;
+		*imm = 4;
+		return 0;
+	case 0x69:
+		*writes = WRITES_REG;
+		*imm = 4;
+		return 0;
+	case 0x6b:
+		*writes = WRITES_REG;
+		*imm = 1;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* The same for the two-byte (0f) opcodes: moves and arithmetic of SSE, cmov, movzx, imul. */
+static int
+modrm_op_0f(unsigned int op, int *writes)
+{
+	switch (op) {
+	case 0x10: case 0x11: case 0x1f: case 0x28: case 0x29: case 0x2a: case 0x57: case 0x58:
+	case 0x59: case 0x5c: case 0x5e: case 0x6e: case 0x6f: case 0x7f: case 0xd6: case 0xef:
+		*writes = WRITES_NONE;	/* an xmm register, or memory */
+		return 0;
+	case 0x2c: case 0x2d: case 0xaf: case 0xb6: case 0xb7: case 0xbe: case 0xbf:
+		*writes = WRITES_REG;
+		return 0;
+	case 0x7e:			/* movd %xmm, r/m with 0x66 */
+		*writes = WRITES_RM;
+		return 0;
+	default:
+		if (op >= 0x40 && op <= 0x4f) {	/* cmov */
+			*writes = WRITES_REG;
+			return 0;
+		}
+		return -1;
+	}
+}
+
+/*
+ * Decodes the instruction at c[0..len): 0, or -1 for one this reader does not know, or one
+ * that writes rsp or rbp other than as INSN_PUSH or INSN_SUB_SP.  Enough for the moves,
+ * arithmetic and stores compilers put between a prologue's pushes and its sub.
+ */
+static int
+insn_decode(const uint8_t *c, size_t len, struct insn *in)
+{
+	unsigned int rex = 0, op, reg, rm;
+	int writes;
+	size_t i = 0, m, imm;
+
+	/* Segment and operand size prefixes, and SSE's mandatory ones. */
+	while (i < len && (c[i] == 0x64 || c[i] == 0x65 || c[i] == 0x66 || c[i] == 0xf2 ||
+	    c[i] == 0xf3))
+		i++;
+	if (i < len && (c[i] & 0xf0) == 0x40)
+		rex = c[i++];
+	if (i >= len)
+		return -1;
+	op = c[i++];
+	in->kind = INSN_OTHER;
+	in->imm = 0;
+	if (op >= 0x50 && op <= 0x57) {
+		in->kind = INSN_PUSH;
+		in->len = i;
+		return 0;
+	}
+	if (op >= 0xb8 && op <= 0xbf) {		/* mov $imm, %reg */
+		reg = (op & 7) | (rex & 1) << 3;
+		in->len = i + (rex & 8 ? 8 : 4);
+		return reg == REG_SP || reg == REG_BP || in->len > len ? -1 : 0;
+	}
+	if (op == 0x98 || op == 0x99) {			/* cltq, cqto */
+		in->len = i;
+		return 0;
+	}
+	if (op == 0xe8) {
+		in->kind = INSN_CALL;
+		in->len = i + 4;
+		return in->len > len ? -1 : 0;
+	}
+	if (op == 0xff) {
+		if (i >= len || (c[i] >> 3 & 7) != 2 || (m = modrm_len(c + i, len - i)) == 0)
+			return -1;
+		in->kind = INSN_CALL;
+		in->len = i + m;
+		return 0;
+	}
+	if (op == 0x0f) {
+		if (i >= len || modrm_op_0f(c[i++], &writes) < 0)
+			return -1;
+		imm = 0;
+	} else if (modrm_op(op, &writes, &imm) < 0) {
+		return -1;
+	}
+	if (i >= len || (m = modrm_len(c + i, len - i)) == 0 || i + m + imm > len)
+		return -1;
+	reg = (c[i] >> 3 & 7) | (rex & 4) << 1;
+	rm = (c[i] & 7) | (rex & 1) << 3;
+	if ((op == 0x81 || op == 0x83) && c[i] == (0xc0 | 5 << 3 | REG_SP) && (rex & 0xf9) == 0x48) {
+		in->kind = INSN_SUB_SP;
+		in->imm = op == 0x83 ? (int8_t)c[i + 1] : (int32_t)((uint32_t)c[i + 1] |
+		    (uint32_t)c[i + 2] << 8 | (uint32_t)c[i + 3] << 16 | (uint32_t)c[i + 4] << 24);
+		in->len = i + m + imm;
+		return 0;
+	}
+	if ((op == 0x80 || op == 0x81 || op == 0x83) && (c[i] >> 3 & 7) == 7)
+		writes = WRITES_NONE;	/* cmp */
+	if ((writes == WRITES_REG && (reg == REG_SP || reg == REG_BP)) ||
+	    (writes == WRITES_RM && c[i] >> 6 == 3 && (rm == REG_SP || rm == REG_BP)))
+		return -1;
+	in->len = i + m + imm;
+	return 0;
+}
+
 /*
  * The shape of the frame at f, in the function whose prologue begins (after mov %rsp,%rbp)
- * at c[0..len), address x: the registers it pushes, then sub $N,%rsp, with only moves
- * between them that leave rsp and rbp alone; or, where f comes before the sub, what was
- * pushed by then.  0, or -1 for any other code: nothing is proved.
+ * at c[0..len), address x: the registers it pushes, then sub $N,%rsp, with only instructions
+ * between them that leave rsp and rbp alone (insn_decode); or, where f comes before the sub,
+ * what was pushed by then.  0, or -1 for any other code: nothing is proved.
  */
 static int
 prologue_shape(const uint8_t *c, size_t len, uint64_t x, const struct profil_unwind_stop *f,
     struct frame_shape *shape)
 {
 	uint64_t at = f->exact ? f->regs.pc : f->regs.pc - 1;
-	size_t i = 0;
+	struct insn in;
 
 	memset(shape, 0, sizeof(*shape));
-	while (i < len && x + i <= at) {
-		unsigned int rex = 0, op, reg, rm;
-		size_t m, imm = 0, start = i;
-		int dest;	/* the register written: 0 the ModR/M reg, 1 its r/m, -1 none */
-
+	for (size_t i = 0; i < len && x + i <= at; i += in.len) {
 		if (f->exact && x + i == f->regs.pc)
 			return 0;
-		if (c[i] == 0x64 && i + 1 < len)	/* %fs: the stack protector's canary */
-			i++;
-		if ((c[i] & 0xf0) == 0x40 && i + 1 < len)
-			rex = c[i++];
-		if (i >= len)
+		if (insn_decode(c + i, len - i, &in) < 0)
 			return -1;
-		op = c[i++];
-		if (op >= 0x50 && op <= 0x57) {
+		switch (in.kind) {
+		case INSN_PUSH:
 			shape->pushed += 8;
-			continue;
-		}
-		if (op >= 0xb8 && op <= 0xbf) {
-			/* mov $imm, %reg */
-			reg = (op & 7) | (rex & 1) << 3;
-			if (reg == REG_SP || reg == REG_BP)
+			break;
+		case INSN_SUB_SP:
+			/* The prologue's last instruction, before where f is. */
+			if (in.imm < 0 || x + i + in.len > at)
 				return -1;
-			i += rex & 8 ? 8 : 4;
-			continue;
-		}
-		switch (op) {
-		case 0x88: case 0x89: case 0x01: case 0x09: case 0x21: case 0x29: case 0x31:
-			dest = 1;
-			break;
-		case 0x8a: case 0x8b: case 0x8d: case 0x03: case 0x0b: case 0x23: case 0x2b:
-		case 0x33:
-			dest = 0;
-			break;
-		case 0x39: case 0x3b: case 0x85:
-			dest = -1;
-			break;
-		case 0xc7:
-			dest = 1;
-			imm = 4;
-			break;
-		case 0x81: case 0x83:
-			dest = 1;
-			imm = op == 0x81 ? 4 : 1;
-			break;
-		case 0xe8:
-			/* The call f returns from, straight after the prologue. */
-			return !f->exact && x + i + 4 == f->regs.pc ? 0 : -1;
-		case 0xff:
-			if (i < len && (c[i] >> 3 & 7) == 2 && !f->exact &&
-			    x + i + modrm_len(c + i, len - i) == f->regs.pc)
-				return 0;
-			return -1;
-		default:
-			return -1;
-		}
-		if ((m = modrm_len(c + i, len - i)) == 0 || i + m + imm > len)
-			return -1;
-		reg = (c[i] >> 3 & 7) | (rex & 4) << 1;
-		rm = (c[i] & 7) | (rex & 1) << 3;
-		if ((op == 0x81 || op == 0x83) && c[i] == (0xc0 | 5 << 3 | REG_SP) && rex == 0x48) {
-			/* sub $N, %rsp: the prologue's last instruction */
-			int64_t room = op == 0x83 ? (int8_t)c[i + 1] : (int32_t)((uint32_t)c[i + 1] |
-			    (uint32_t)c[i + 2] << 8 | (uint32_t)c[i + 3] << 16 |
-			    (uint32_t)c[i + 4] << 24);
-
-			if (room < 0 || x + i + m + imm > at)
-				return -1;
-			shape->room = room;
-			shape->sub = x + start;
+			shape->room = in.imm;
+			shape->sub = x + i;
 			return 0;
+		case INSN_CALL:
+			/* The call f returns from, straight after the pushes. */
+			return !f->exact && x + i + in.len == f->regs.pc ? 0 : -1;
+		default:
+			break;
 		}
-		if ((op == 0x81 || op == 0x83) && (c[i] >> 3 & 7) == 7)
-			dest = -1;	/* cmp */
-		if ((dest == 0 && (reg == REG_SP || reg == REG_BP)) ||
-		    (dest == 1 && c[i] >> 6 == 3 && (rm == REG_SP || rm == REG_BP)))
-			return -1;
-		i += m + imm;
 	}
 	return -1;
 }
