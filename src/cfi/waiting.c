@@ -161,7 +161,7 @@ after_call(const uint8_t *c)
 /* Registers as ModR/M numbers them (with the REX bit): sp and bp, which a prologue sets. */
 #define REG_SP	4
 #define REG_BP	5
-#define PROLOGUE_MAX	96
+#define CODE_PIECE	4096	/* the code of a function read at once */
 #define ROWS_BACK	256	/* the rows of one function, at most, looked through */
 #define FUNCTION_MAX	(256 << 10)	/* the code of one function, at most, read */
 
@@ -422,40 +422,39 @@ moves_sp(const uint8_t *c, size_t len, size_t starts, uint64_t a, const struct f
 	return 0;
 }
 
-/*
- * The same over the function's code from lo to the end of its rows after row (those that keep
- * rbp saved at CFA - 16), read from pid in pieces that overlap by an instruction's length:
- * 1 when it may move rsp, or when where it ends is not known or it is too long to read.
- */
-static int
-function_moves_sp(pid_t pid, const struct profil_unwind_module *mod,
-    const struct profil_unwind_row *row, uint64_t lo, const struct frame_shape *shape)
+/* Where the function ends: the first row after row that does not keep rbp saved at CFA - 16. */
+static uint64_t
+function_end(const struct profil_unwind_module *mod, const struct profil_unwind_row *row)
 {
 	const struct profil_unwind_table *t = mod->table;
 	const struct profil_unwind_row *r = row, *last = t->rows + t->nrows;
-	uint8_t c[4096];
-	uint64_t hi;
 
 	while (r < last && r - row < ROWS_BACK && r->fp == PROFIL_FP_AT_CFA && r->fp_off == -16)
 		r++;
-	if (r == last || r - row == ROWS_BACK)
-		return 1;
-	hi = t->base + r->addr + mod->bias;
-	if (hi <= lo || hi - lo > FUNCTION_MAX || hi > mod->end)
-		return 1;
-	for (uint64_t a = lo; a < hi; a += sizeof(c) - 8) {
-		size_t want = hi - a < sizeof(c) ? (size_t)(hi - a) : sizeof(c), starts = want;
+	return r == last || r - row == ROWS_BACK ? 0 : t->base + r->addr + mod->bias;
+}
+
+/*
+ * moves_sp over the function's code [lo, hi), whose first piece c[0..have) holds; the rest is
+ * read from pid into c in pieces that overlap by an instruction's length.  1 when it may move
+ * rsp, or cannot be read.
+ */
+static int
+function_moves_sp(pid_t pid, uint64_t lo, uint64_t hi, uint8_t *c, size_t have,
+    const struct frame_shape *shape)
+{
+	for (uint64_t a = lo;; a += CODE_PIECE - 8) {
+		size_t want = hi - a < CODE_PIECE ? (size_t)(hi - a) : CODE_PIECE, starts = want;
 
 		/* Patterns that begin in the last 8 bytes of a piece are the next one's. */
 		if (a + want < hi)
 			starts = want - 8;
-
-		if (code_read(pid, a, c, want) != want || moves_sp(c, want, starts, a, shape))
+		if ((a == lo ? have : code_read(pid, a, c, want)) != want ||
+		    moves_sp(c, want, starts, a, shape))
 			return 1;
 		if (a + want == hi)
-			break;
+			return 0;
 	}
-	return 0;
 }
 
 /* Why a walk stopped at f: its rule needs the frame pointer (1), or not (0). */
@@ -494,8 +493,8 @@ frame_pointer(pid_t pid, const struct profil_unwind_module *mod,
 {
 	const struct profil_unwind_table *t = mod->table;
 	const struct profil_unwind_row *first = row;
-	uint8_t c[PROLOGUE_MAX], before[7];
-	uint64_t push, x, ret;
+	uint8_t c[CODE_PIECE], before[7];
+	uint64_t push, x, lo, hi, ret;
 	struct frame_shape shape;
 	size_t len, skip;
 
@@ -517,17 +516,20 @@ frame_pointer(pid_t pid, const struct profil_unwind_module *mod,
 	}
 	push = t->base + first[-1].addr + mod->bias;
 	x = t->base + first->addr + mod->bias;
-	/* push %rbp (55) just before the first row, mov %rsp,%rbp (48 89 e5 or 48 8b ec) before x. */
-	if (x < push + 3 || x - push > 32 || push - 1 < mod->start)
+	lo = push - 1;
+	hi = function_end(mod, row);
+	if (x < push + 3 || x - push > 32 || lo < mod->start || hi <= x || hi > mod->end ||
+	    hi - lo > FUNCTION_MAX)
 		return -1;
-	skip = (size_t)(x - (push - 1));
-	len = code_read(pid, push - 1, c, sizeof(c));
-	if (len <= skip || c[0] != 0x55 || c[skip - 3] != 0x48 ||
-	    !((c[skip - 2] == 0x89 && c[skip - 1] == 0xe5) ||
+	/* push %rbp (55) just before the first row, mov %rsp,%rbp (48 89 e5 or 48 8b ec) before x. */
+	skip = (size_t)(x - lo);
+	len = hi - lo < sizeof(c) ? (size_t)(hi - lo) : sizeof(c);
+	if (len <= skip || code_read(pid, lo, c, len) != len || c[0] != 0x55 ||
+	    c[skip - 3] != 0x48 || !((c[skip - 2] == 0x89 && c[skip - 1] == 0xe5) ||
 	    (c[skip - 2] == 0x8b && c[skip - 1] == 0xec)))
 		return -1;
 	if (prologue_shape(c + skip, len - skip, x, f, &shape) < 0 ||
-	    function_moves_sp(pid, mod, row, push - 1, &shape))
+	    function_moves_sp(pid, lo, hi, c, len, &shape))
 		return -1;
 	*fp = f->regs.sp + (uint64_t)(shape.pushed + shape.room);
 	/* Beyond the copy, the walk says the copy ended; within it, a frame record or nothing. */
