@@ -11,14 +11,19 @@
  * look right and are not: those of calls that have returned, left in the locals of the
  * frames now live, and the live ones of the callers, each chaining to main through callers
  * that are not the real ones.  No search among them is sound, so rbp is proved from the
- * function's code instead: its prologue, read from the process, gives rbp - sp where it
- * waits (the registers it pushes after setting rbp and the room it then takes with sub
- * $N,%rsp), so rbp is sp plus that.  The frame record there must hold a return address that
- * follows a call instruction.  What cannot be proved so ends the stack with
- * PROFIL_PC_CUT_FP, "[stack cut: frame pointer not known]".  What the proof assumes: that
- * the function moves rsp no further before the call it waits in (no alloca(3) or
- * variable-length array, no arguments pushed for that call); a function that did is caught
- * when the slot then read is not a frame record, and is otherwise walked wrong.
+ * function's code instead, read from the process (process_vm_readv(2)).  Its rows lead back
+ * to its prologue (CFA = rsp + 16 after push %rbp, rbp + 16 after mov %rsp,%rbp, over the
+ * rows of early epilogues), whose bytes must say so; the instructions after it, decoded, give
+ * rbp - sp where it waits: the registers it pushes and the room it takes with sub $N,%rsp.
+ * The rest of the function, to the end of its rows, must hold no other 64-bit operation on
+ * rsp (alloca(3), an array of variable length, a realignment, arguments pushed for a call and
+ * taken back with add), and the frame record at sp plus that must return after a call
+ * instruction.  What cannot be proved so ends the stack with PROFIL_PC_CUT_FP, "[stack cut:
+ * frame pointer not known]".  What the proof still assumes: that the function pushes nothing
+ * it pops back before the call it waits in (push and pop cannot be told apart from other
+ * bytes), and that its code is not split into parts elsewhere (gcc's .cold) that move rsp.
+ * Each proof costs two reads of the program's code (more past 4 KiB of function), when a
+ * thread starts a new wait.
  */
 #include <stdio.h>
 #include <string.h>
