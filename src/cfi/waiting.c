@@ -496,15 +496,17 @@ frame_pointer(pid_t pid, const struct profil_unwind_module *mod,
     const struct profil_unwind_row *row, const struct profil_unwind_memory *mem,
     const struct profil_unwind_stop *f, uint64_t *fp)
 {
-	const struct profil_unwind_table *t = mod->table;
+	const struct profil_unwind_table *t;
 	const struct profil_unwind_row *first = row;
 	uint8_t c[CODE_PIECE], before[7];
 	uint64_t push, x, lo, hi, ret;
 	struct frame_shape shape;
 	size_t len, skip;
 
+	/* No row: code without tables (JIT code), or in no mapping. */
 	if (row == NULL || row->cfa != PROFIL_CFA_FP || row->cfa_off != 16)
 		return -1;
+	t = mod->table;
 	/*
 	 * Back to the prologue over the function's rows, its epilogues' among them (CFA = rsp +
 	 * 8 after pop %rbp, the caller's rbp still said to be at CFA - 16); a row without that

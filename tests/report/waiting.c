@@ -141,5 +141,9 @@ main(void)
 	check(0, "no push %rbp where the rows say it is");
 	code[0] = 0x55;
 	check(1, "and back");
+
+	n = walk(0x1234, sp, pcs, &end);
+	tap_check(n == 2 && pcs[0] == 0x1234 && pcs[1] == PROFIL_PC_CUT_FP,
+	    "a pc in no mapping: itself, then [stack cut: frame pointer not known] (%zu frames)", n);
 	return tap_done();
 }
