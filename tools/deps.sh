@@ -38,6 +38,7 @@ g++                  t3005: a C++ program, whose names profil report demangles
 rustc                t3019: Rust programs, legacy and v0 mangling, whose names it demangles
 libgoogle-perftools4 bench/record.sh: gperftools' libprofiler.so, compared with profil record
 google-perftools     bench/record.sh: google-pprof reads libprofiler's profiles
+gdb                  t2112: the backtrace a waiting stack is checked against
 time                 /usr/bin/time: peak memory of report and export (t3012, t3014, t3017, t4008-t4010)
 strace               t3017: counts the opens of a binary across a report of many processes
 tmux                 t2121: profil top drawn on a real terminal, read back, quit with q

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../sample/unwind.h"
 
@@ -117,14 +118,14 @@ int profil_cfi_merge(const struct profil_unwind_table *a, const struct profil_un
     struct profil_unwind_table *out);
 
 /*
- * profil_unwind_waiting - profil_unwind_cfi for a thread that waits, whose registers come
- * from /proc: with regs->fp PROFIL_UNWIND_FP_UNKNOWN, a walk cut for want of the frame
- * pointer is tried again from each frame record found on the stack (src/cfi/waiting.c), and
- * the first that reaches the outermost frame is taken.  Not for signal context (8 KiB of
- * stack); allocation-free and thread-safe.
+ * profil_unwind_waiting - profil_unwind_cfi for a thread of process pid that waits, whose
+ * registers come from /proc: with regs->fp PROFIL_UNWIND_FP_UNKNOWN, a frame whose rule
+ * needs the frame pointer gets it where its function's code, read from pid
+ * (process_vm_readv(2)), proves where it is (src/cfi/waiting.c); otherwise the stack ends
+ * there with PROFIL_PC_CUT_FP.  Not for signal context; allocation-free and thread-safe.
  */
 size_t profil_unwind_waiting(const struct profil_unwind_space *space,
-    const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
+    const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem, pid_t pid,
     uint64_t *pcs, size_t max, enum profil_unwind_end *end);
 
 /*

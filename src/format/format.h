@@ -253,6 +253,8 @@ uint32_t profil_crc32(uint32_t crc, const void *data, size_t len);
 #define PROFIL_PC_CUT_DEPTH	UINT64_C(0xfffffffffffff001)	/* the depth limit */
 #define PROFIL_PC_CUT_STACK	UINT64_C(0xfffffffffffff002)	/* the stack copy ended */
 #define PROFIL_PC_CUT_RULE	UINT64_C(0xfffffffffffff003)	/* no unwind rule to follow */
+/* The rule needs the frame pointer, which a waiting thread's registers (/proc) leave out. */
+#define PROFIL_PC_CUT_FP	UINT64_C(0xfffffffffffff004)
 
 /*
  * The leaf frame of a sample of a thread that was waiting (profil record --wall): the page

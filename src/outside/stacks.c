@@ -147,7 +147,7 @@ profil_outside_unwind(struct profil_outside *s, struct profil_outside_image *im,
 		mem.hi = mem.lo;
 	space.mods = im->mods;
 	space.nmods = im->nmods;
-	n = profil_unwind_waiting(&space, regs, &mem, pcs, max, &end);
+	n = profil_unwind_waiting(&space, regs, &mem, im->pid, pcs, max, &end);
 	s->stats.stacks++;
 	switch (end) {
 	case PROFIL_UNWIND_DEPTH:

@@ -191,7 +191,8 @@ walk(const struct profil_unwind_regs *regs, const uint8_t *stack, size_t len, ui
 		return 0;
 	if (u != NULL)
 		space = profil_unwind_enter(u, &slot);
-	n = profil_unwind_waiting(space != NULL ? space : &none, regs, &mem, pcs, max, &end);
+	n = profil_unwind_waiting(space != NULL ? space : &none, regs, &mem, profil_rec.pid, pcs,
+	    max, &end);
 	if (slot != NULL)
 		profil_unwind_leave(slot);
 	return n;

@@ -167,6 +167,8 @@ profil_pc_marker_name(uint64_t pc)
 		return "[stack cut: no unwind rule]";
 	case PROFIL_PC_WAIT_CPU:
 		return "[wait: CPU, runnable]";
+	case PROFIL_PC_CUT_FP:
+		return "[stack cut: frame pointer not known]";
 	default:
 		break;
 	}

@@ -116,4 +116,23 @@ size_t profil_unwind_cfi(const struct profil_unwind_space *space,
     const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
     uint64_t *pcs, size_t max, enum profil_unwind_end *end);
 
+/*
+ * A frame a walk starts from, or stopped at: its registers (fp, bx PROFIL_UNWIND_FP_UNKNOWN
+ * where not known) and whether regs.pc is where the frame is (exact: an interrupted pc) or a
+ * return address, looked up one byte back.
+ */
+struct profil_unwind_stop {
+	struct profil_unwind_regs regs;
+	int exact;
+};
+
+/*
+ * profil_unwind_cfi_at - the same walk from the frame *from; when stop is not NULL, *stop is
+ * the frame it ended at: with a cut, the one it could not step from (pcs[n - 2]), so that a
+ * caller who learns more of its registers (src/cfi/waiting.c) can walk on from it.
+ */
+size_t profil_unwind_cfi_at(const struct profil_unwind_space *space,
+    const struct profil_unwind_stop *from, const struct profil_unwind_memory *mem,
+    uint64_t *pcs, size_t max, enum profil_unwind_end *end, struct profil_unwind_stop *stop);
+
 #endif /* PROFIL_UNWIND_H */

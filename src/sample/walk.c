@@ -225,12 +225,14 @@ marker(enum profil_unwind_end e)
 }
 
 size_t
-profil_unwind_cfi(const struct profil_unwind_space *space,
-    const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
-    uint64_t *pcs, size_t max, enum profil_unwind_end *end)
+profil_unwind_cfi_at(const struct profil_unwind_space *space,
+    const struct profil_unwind_stop *from, const struct profil_unwind_memory *mem,
+    uint64_t *pcs, size_t max, enum profil_unwind_end *end, struct profil_unwind_stop *stop)
 {
+	const struct profil_unwind_regs *regs = &from->regs;
 	struct walk w = { regs->pc, regs->sp, regs->fp, regs->bx,
-	    regs->fp != PROFIL_UNWIND_FP_UNKNOWN, regs->bx != PROFIL_UNWIND_FP_UNKNOWN, 1 };
+	    regs->fp != PROFIL_UNWIND_FP_UNKNOWN, regs->bx != PROFIL_UNWIND_FP_UNKNOWN,
+	    from->exact };
 	size_t n = 0;
 	int done;
 
@@ -253,5 +255,22 @@ profil_unwind_cfi(const struct profil_unwind_space *space,
 		}
 		pcs[n++] = w.pc;
 	}
+	if (stop != NULL) {
+		stop->regs.pc = w.pc;
+		stop->regs.sp = w.sp;
+		stop->regs.fp = w.fp_ok ? w.fp : PROFIL_UNWIND_FP_UNKNOWN;
+		stop->regs.bx = w.bx_ok ? w.bx : PROFIL_UNWIND_FP_UNKNOWN;
+		stop->exact = w.exact;
+	}
 	return n;
+}
+
+size_t
+profil_unwind_cfi(const struct profil_unwind_space *space,
+    const struct profil_unwind_regs *regs, const struct profil_unwind_memory *mem,
+    uint64_t *pcs, size_t max, enum profil_unwind_end *end)
+{
+	const struct profil_unwind_stop from = { *regs, 1 };
+
+	return profil_unwind_cfi_at(space, &from, mem, pcs, max, end, NULL);
 }
