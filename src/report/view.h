@@ -1,0 +1,77 @@
+/*
+ * view.h - the views of `profil report` as data: each view builds its rows from the session
+ * (report.h) in one step, and renderers (text, --tsv, --json) turn those rows into output in
+ * another, so a new output reads the same rows instead of computing the view again.  Rows
+ * hold figures as computed (shares as fractions, seconds unrounded, counts raw); the renderers
+ * alone round.  Names in rows are raw, as the binaries and profiles spell them: renderers
+ * escape them (escape.h).  Rows point into the session, valid until it is freed or a file is
+ * added.  Memory: a view holds at most one row per entry (function, line, graph node and arc)
+ * the session already has.  Internal to the profil command; not thread-safe.
+ */
+#ifndef PROFIL_REPORT_VIEW_H
+#define PROFIL_REPORT_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/report.h"
+
+/*
+ * The heading every view starts with: the files (processes) and what their samples stand for.
+ * time[i] is file i's, summed over the files in all; a program's line sums the files of one
+ * progname that have samples.
+ */
+struct profil_summary_program {
+	size_t first;			/* its first file */
+	size_t processes;		/* of its files, those with samples */
+	struct profil_report_time time;
+};
+
+struct profil_summary {
+	size_t nfiles;
+	uint64_t ran;			/* processes that ran, when the recorder counted more than
+					   left files (from outside, those without samples leave
+					   none); else 0 */
+	struct profil_report_time all;
+	struct profil_report_time *time; /* per file */
+	size_t busy;			/* files with samples */
+	struct profil_summary_program *programs;	/* programs with samples, in file order */
+	size_t nprograms;
+};
+
+/* Builds s from the session; 0 or -ENOMEM.  Release with profil_summary_release(). */
+int profil_summary_build(struct profil_report *r, struct profil_summary *s);
+void profil_summary_release(struct profil_summary *s);
+
+/*
+ * The flat view: tables of rows, one table without a split or with --threads, one per file
+ * (program) with --per-process (--per-program).  A row's share is of its table's total.
+ */
+struct profil_flat_row {
+	const struct profil_report_entry *e;
+	double percent;			/* 100 * e->count / the table's total */
+	double lo, hi;			/* its 95% interval (profil_share_interval) */
+	double cumulative;		/* seconds of this row and the rows above it */
+};
+
+struct profil_flat_table {
+	size_t proc;			/* per-process: the file; per-program: its first file */
+	size_t processes;		/* per-program: its files; else 1 */
+	uint64_t total;			/* ticks of the table's rows, all of them */
+	size_t nentries;		/* its rows before the limit */
+	struct profil_report_time time;	/* per-process (program): the file's (program's) */
+	struct profil_flat_row *rows;	/* the nrows heaviest, at most opt->limit */
+	size_t nrows;
+};
+
+struct profil_flat_view {
+	enum profil_report_split split;
+	struct profil_flat_table *tables;
+	size_t ntables;
+};
+
+/* Builds v, at most limit rows a table (0: all); 0 or -ENOMEM.  Release it once built. */
+int profil_flat_view_build(struct profil_report *r, size_t limit, struct profil_flat_view *v);
+void profil_flat_view_release(struct profil_flat_view *v);
+
+#endif /* PROFIL_REPORT_VIEW_H */
