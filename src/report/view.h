@@ -16,6 +16,9 @@
 
 #include "report/report.h"
 
+struct profil_location;
+struct profil_module;
+
 /*
  * The heading every view starts with: the files (processes) and what their samples stand for.
  * time[i] is file i's, summed over the files in all; a program's line sums the files of one
@@ -73,5 +76,58 @@ struct profil_flat_view {
 /* Builds v, at most limit rows a table (0: all); 0 or -ENOMEM.  Release it once built. */
 int profil_flat_view_build(struct profil_report *r, size_t limit, struct profil_flat_view *v);
 void profil_flat_view_release(struct profil_flat_view *v);
+
+/*
+ * The call graph (--graph) of sampled stacks: a node per function met on a stack, named as
+ * the flat view names it (the owner of the machine code), and an arc per caller -> callee pair
+ * seen.  Figures are ticks: a node's self (at the leaf) and total (on the stack, once per
+ * sample); an arc's, the ticks whose stack held that call directly.  A file of deep distinct
+ * stacks has a node and an arc for almost every PC it holds, so both are small (issue 11).
+ */
+struct profil_graph_node {
+	const struct profil_location *loc;	/* NULL for [unmapped] and marker frames */
+	const struct profil_module *module;
+	uint64_t pc;			/* a marker frame's pc (a cut, a wait); else 0 */
+	uint64_t count[2];		/* ticks: [0] self, [1] total */
+	double seconds[2];
+	double waiting;			/* of total, the seconds threads waited (--wall) */
+	uint64_t mark;			/* the builder's: the last sample that counted here */
+};
+
+struct profil_graph_arc {
+	uint32_t key[2];		/* caller, callee: node numbers */
+	uint64_t count;
+	double seconds;
+	uint64_t mark;			/* the builder's */
+};
+
+struct profil_graph_view {
+	struct profil_graph_node *nodes;
+	size_t nnodes;
+	struct profil_graph_arc *arcs;
+	size_t narcs;
+	uint32_t *order;		/* node numbers in view order: heaviest total, then self,
+					   then name; order[0 .. nrows) are shown */
+	size_t nrows;			/* at most the limit */
+	uint32_t *rank;			/* node -> its place in order: the view's index is rank + 1 */
+	uint32_t *by_arc[2];		/* arc numbers sorted by [0] caller, [1] callee, each
+					   node's arcs heaviest first */
+	uint64_t total;			/* ticks of the session, what %total is of */
+	int wall;			/* a --wall recording: waiting time shown apart */
+};
+
+/* Builds v from every sample's stack, nrows at most limit (0: all); 0, -ENOMEM or -EIO. */
+int profil_graph_view_build(struct profil_report *r, size_t limit, struct profil_graph_view *v);
+void profil_graph_view_release(struct profil_graph_view *v);
+
+/* The function name of a node, raw, as the flat view names it (buf may hold it). */
+const char *profil_graph_node_name(const struct profil_graph_node *n, char *buf, size_t len);
+
+/*
+ * The arcs of node (by number): k = 0 those it is the caller of (its callees), k = 1 those it
+ * is the callee of (its callers); by_arc[k][*first .. *end), heaviest first.
+ */
+void profil_graph_view_arcs(const struct profil_graph_view *v, size_t node, int k,
+    size_t *first, size_t *end);
 
 #endif /* PROFIL_REPORT_VIEW_H */
