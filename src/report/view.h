@@ -130,4 +130,56 @@ const char *profil_graph_node_name(const struct profil_graph_node *n, char *buf,
 void profil_graph_view_arcs(const struct profil_graph_view *v, size_t node, int k,
     size_t *first, size_t *end);
 
+/*
+ * The source line views.  --lines: the hottest lines, each the leaf's innermost inline
+ * frame's file:line, rows without line information by function.  --annotate: one function's
+ * ticks by line (the line executing in that function) and by address.  Rows of one file name
+ * and line are merged, as each compilation unit has its own copy of a header's name.
+ */
+struct profil_line_row {
+	const char *file;		/* NULL: no line information, by function or address */
+	const char *comp_dir;		/* where a relative file is */
+	int line;
+	const char *function;		/* innermost function (--lines) */
+	const char *outer;		/* the function it is inlined into, or NULL */
+	const struct profil_module *module;
+	char *label;			/* module+0xoffset or [unmapped]: when nothing names it */
+	uint64_t offset;		/* --annotate's addresses */
+	uint64_t count;
+	double seconds;
+	double percent;			/* 100 * count / the view's total (--annotate: matched) */
+	double lo, hi;			/* --lines: the share's 95% interval */
+};
+
+struct profil_lines_view {
+	struct profil_line_row *rows;	/* heaviest first */
+	size_t nrows;			/* shown: at most the limit */
+	size_t nall;			/* built (and freed) */
+	uint64_t total;			/* ticks of the session */
+};
+
+struct profil_annotate_view {
+	const char *function;
+	uint64_t matched;		/* ticks in it */
+	uint64_t total;			/* ticks of the session */
+	struct profil_line_row *lines;	/* by file and line; rows without a line come last */
+	size_t nlines;
+	struct profil_line_row *addrs;	/* by module and offset */
+	size_t naddrs;
+};
+
+/* Build the views; 0, -ENOMEM, -EIO, or for --annotate -ENOENT when no tick is in function. */
+int profil_lines_view_build(struct profil_report *r, size_t limit, struct profil_lines_view *v);
+void profil_lines_view_release(struct profil_lines_view *v);
+int profil_annotate_view_build(struct profil_report *r, const char *function,
+    struct profil_annotate_view *v);
+void profil_annotate_view_release(struct profil_annotate_view *v);
+
+/* A row's function, or its label when nothing names it; its module's name or "?"; its file as
+ * it can be opened (DWARF names files relative to the compiler's directory; buf may hold it),
+ * "" without one. */
+const char *profil_line_row_function(const struct profil_line_row *row);
+const char *profil_line_row_module(const struct profil_line_row *row);
+const char *profil_line_row_path(const struct profil_line_row *row, char *buf, size_t len);
+
 #endif /* PROFIL_REPORT_VIEW_H */
