@@ -182,4 +182,33 @@ const char *profil_line_row_function(const struct profil_line_row *row);
 const char *profil_line_row_module(const struct profil_line_row *row);
 const char *profil_line_row_path(const struct profil_line_row *row, char *buf, size_t len);
 
+/*
+ * --diff: two sessions compared function by function, matched by name and module: the shares
+ * in base ([0]) and now ([1]), the difference and the two-proportion z statistic, largest
+ * |difference| first.  |z| >= PROFIL_DIFF_Z is beyond the sampling noise at 95%.
+ */
+#define PROFIL_DIFF_Z	1.96
+
+struct profil_diff_row {
+	char *function;			/* as the text view shows it: escaped (escape.h), for
+					   rows are matched and sorted by it */
+	const char *module;		/* raw, "?" for [unmapped] */
+	uint64_t k[2];			/* ticks in base, now */
+	double p[2];			/* shares (fractions) */
+	double diff;			/* points: 100 * (p[1] - p[0]) */
+	double z;
+};
+
+struct profil_diff_view {
+	struct profil_diff_row *rows;
+	size_t nrows;			/* shown: at most the limit */
+	size_t nall;
+	uint64_t total[2];		/* ticks of base, of now */
+};
+
+/* Builds v comparing r with base; 0 or -ENOMEM. */
+int profil_diff_view_build(struct profil_report *r, struct profil_report *base, size_t limit,
+    struct profil_diff_view *v);
+void profil_diff_view_release(struct profil_diff_view *v);
+
 #endif /* PROFIL_REPORT_VIEW_H */
