@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/escape.h"
+#include "report/json.h"
 #include "report/report.h"
 #include "report/symbols.h"
 #include "report/view.h"
@@ -184,6 +185,51 @@ diff_text(struct profil_report *r, struct profil_report *base, const struct prof
 	return 0;
 }
 
+/* The JSON renderer of --diff (docs/report-json.md): both headings, the TSV's columns typed. */
+static int
+diff_json(struct profil_report *r, struct profil_report *base, const struct profil_diff_view *v,
+    FILE *out)
+{
+	const struct profil_diff_row *row;
+	struct profil_json j;
+	char mod[512];
+	size_t i;
+	int err;
+
+	profil_json_init(&j, out);
+	profil_json_open(&j, NULL, '{');
+	profil_json_str(&j, "view", "diff");
+	err = profil_report_heading_json(r, &j);
+	if (err != 0)
+		return err;
+	profil_json_open(&j, "base", '{');
+	err = profil_report_heading_json(base, &j);
+	if (err != 0)
+		return err;
+	profil_json_close(&j, '{');
+	profil_json_u64(&j, "base_total", v->total[0]);
+	profil_json_u64(&j, "total", v->total[1]);
+	profil_json_u64(&j, "nrows_all", v->nall);
+	profil_json_open(&j, "rows", '[');
+	for (i = 0; i < v->nrows; i++) {
+		row = &v->rows[i];
+		profil_json_open(&j, NULL, '{');
+		profil_json_num(&j, "base_percent", 100 * row->p[0]);
+		profil_json_num(&j, "percent", 100 * row->p[1]);
+		profil_json_num(&j, "diff", row->diff);
+		profil_json_num(&j, "z", row->z);
+		profil_json_bool(&j, "beyond_noise", fabs(row->z) >= PROFIL_DIFF_Z);
+		profil_json_u64(&j, "base_samples", row->k[0]);
+		profil_json_u64(&j, "samples", row->k[1]);
+		profil_json_str(&j, "function", row->function);
+		profil_json_str(&j, "module", profil_escape(row->module, mod, sizeof(mod)));
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_close(&j, '{');
+	return 0;
+}
+
 int
 profil_report_diff_print(struct profil_report *r, struct profil_report *base,
     const struct profil_flat_options *opt, FILE *out)
@@ -194,7 +240,7 @@ profil_report_diff_print(struct profil_report *r, struct profil_report *base,
 	err = profil_diff_view_build(r, base, opt->limit, &v);
 	if (err != 0)
 		return err;
-	err = diff_text(r, base, &v, opt, out);
+	err = opt->json ? diff_json(r, base, &v, out) : diff_text(r, base, &v, opt, out);
 	profil_diff_view_release(&v);
 	if (err != 0)
 		return err;

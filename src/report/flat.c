@@ -10,6 +10,7 @@
 
 #include "format/format.h"
 #include "report/escape.h"
+#include "report/json.h"
 #include "report/report.h"
 #include "report/symbols.h"
 #include "report/view.h"
@@ -98,6 +99,16 @@ profil_summary_release(struct profil_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* The exit of file f as the summary line words it, and its code when that line gives one. */
+static const char *
+file_exit(const struct profil_file *f, int *has_code)
+{
+	*has_code = (f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code >= 0) ||
+	    f->hdr.exit_kind == PROFIL_EXIT_SIGNAL;
+	return f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code < 0 ? "exited" :
+	    profil_file_exit_name(f->hdr.exit_kind);
+}
+
 /* One line per program that has samples: its processes, samples and seconds. */
 static void
 summary_by_program(struct profil_report *r, const struct profil_summary *s, FILE *out)
@@ -124,6 +135,7 @@ summary_text(struct profil_report *r, const struct profil_summary *s, const char
 	const struct profil_file *f;
 	size_t i, empty = 0, n = s->nfiles;
 	char prog[1024], procs[128], said[256];
+	int has_code;
 
 	if (s->ran > 0)
 		snprintf(procs, sizeof(procs), "%zu process%s (%" PRIu64 " ran, the others took no "
@@ -148,11 +160,8 @@ summary_text(struct profil_report *r, const struct profil_summary *s, const char
 		    "%s clock), %s", SHOW(f->hdr.progname, prog), f->hdr.pid,
 		    profil_report_time_say(&s->time[i], 0, said, sizeof(said)),
 		    (double)f->hdr.achieved_mhz / 1000.0, f->hdr.requested_hz,
-		    profil_file_clock_name(f->hdr.clock),
-		    f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code < 0 ? "exited" :
-		    profil_file_exit_name(f->hdr.exit_kind));
-		if ((f->hdr.exit_kind == PROFIL_EXIT_NORMAL && f->hdr.exit_code >= 0) ||
-		    f->hdr.exit_kind == PROFIL_EXIT_SIGNAL)
+		    profil_file_clock_name(f->hdr.clock), file_exit(f, &has_code));
+		if (has_code)
 			fprintf(out, " %" PRId32, f->hdr.exit_code);
 		if (f->hdr.dropped > 0)
 			fprintf(out, ", %" PRIu64 " ticks dropped", f->hdr.dropped);
@@ -174,6 +183,70 @@ profil_report_summary_print(struct profil_report *r, const char *title, FILE *ou
 	if (err != 0)
 		return err;
 	summary_text(r, &s, title, out);
+	profil_summary_release(&s);
+	return 0;
+}
+
+/* The heading as JSON: every file (with samples or not) and every program with samples. */
+static void
+summary_json(struct profil_report *r, const struct profil_summary *s, struct profil_json *j)
+{
+	const struct profil_summary_program *pg;
+	const struct profil_file *f;
+	const char *name;
+	char shown[4096];
+	size_t i;
+	int has_code;
+
+	profil_json_open(j, "heading", '{');
+	profil_json_u64(j, "processes", s->nfiles);
+	profil_json_u64(j, "processes_ran", s->ran > 0 ? s->ran : s->nfiles);
+	profil_json_time(j, "time", &s->all);
+	profil_json_open(j, "files", '[');
+	for (i = 0; i < s->nfiles; i++) {
+		f = profil_report_file(r, i, &name);
+		profil_json_open(j, NULL, '{');
+		profil_json_str(j, "file", SHOW(name, shown));
+		profil_json_str(j, "progname", SHOW(f->hdr.progname, shown));
+		profil_json_u64(j, "pid", f->hdr.pid);
+		profil_json_u64(j, "program", profil_report_file_program(r, i));
+		profil_json_num(j, "achieved_hz", (double)f->hdr.achieved_mhz / 1000.0);
+		profil_json_u64(j, "requested_hz", f->hdr.requested_hz);
+		profil_json_str(j, "clock", profil_file_clock_name(f->hdr.clock));
+		profil_json_str(j, "exit", file_exit(f, &has_code));
+		if (has_code)
+			profil_json_i64(j, "exit_code", f->hdr.exit_code);
+		else
+			profil_json_str(j, "exit_code", NULL);
+		profil_json_u64(j, "dropped", f->hdr.dropped);
+		profil_json_time(j, "time", &s->time[i]);
+		profil_json_close(j, '{');
+	}
+	profil_json_close(j, '[');
+	profil_json_open(j, "programs", '[');
+	for (i = 0; i < s->nprograms; i++) {
+		pg = &s->programs[i];
+		profil_json_open(j, NULL, '{');
+		profil_json_str(j, "progname",
+		    SHOW(profil_report_file(r, pg->first, NULL)->hdr.progname, shown));
+		profil_json_u64(j, "first_file", pg->first);
+		profil_json_u64(j, "processes", pg->processes);
+		profil_json_time(j, "time", &pg->time);
+		profil_json_close(j, '{');
+	}
+	profil_json_close(j, '[');
+	profil_json_close(j, '{');
+}
+
+int
+profil_report_heading_json(struct profil_report *r, struct profil_json *j)
+{
+	struct profil_summary s;
+	int err = profil_summary_build(r, &s);
+
+	if (err != 0)
+		return err;
+	summary_json(r, &s, j);
 	profil_summary_release(&s);
 	return 0;
 }
@@ -363,6 +436,80 @@ flat_text(struct profil_report *r, const struct profil_flat_view *v,
 	return 0;
 }
 
+static const char *const split_names[] = { "none", "process", "thread", "program" };
+
+/* The JSON renderer of the flat view (docs/report-json.md): the TSV's columns, typed. */
+static int
+flat_json(struct profil_report *r, const struct profil_flat_view *v, FILE *out)
+{
+	const struct profil_flat_table *t;
+	const struct profil_report_entry *e;
+	const struct profil_file *f;
+	struct profil_json j;
+	const char *name;
+	char buf[1024], shown[4096];
+	size_t i, k;
+	int err;
+
+	profil_json_init(&j, out);
+	profil_json_open(&j, NULL, '{');
+	profil_json_str(&j, "view", "flat");
+	profil_json_str(&j, "split", split_names[v->split]);
+	err = profil_report_heading_json(r, &j);
+	if (err != 0)
+		return err;
+	profil_json_open(&j, "tables", '[');
+	for (i = 0; i < v->ntables; i++) {
+		t = &v->tables[i];
+		profil_json_open(&j, NULL, '{');
+		if (v->split == PROFIL_SPLIT_PROCESS || v->split == PROFIL_SPLIT_PROGRAM) {
+			f = profil_report_file(r, t->proc, &name);
+			profil_json_str(&j, "progname", SHOW(f->hdr.progname, shown));
+			if (v->split == PROFIL_SPLIT_PROCESS) {
+				profil_json_u64(&j, "pid", f->hdr.pid);
+				profil_json_str(&j, "file", SHOW(name, shown));
+			}
+			profil_json_u64(&j, "first_file", t->proc);
+			profil_json_u64(&j, "processes", t->processes);
+		}
+		profil_json_u64(&j, "total", t->total);
+		profil_json_u64(&j, "nrows_all", t->nentries);
+		profil_json_time(&j, "time", &t->time);
+		profil_json_open(&j, "rows", '[');
+		for (k = 0; k < t->nrows; k++) {
+			e = t->rows[k].e;
+			profil_json_open(&j, NULL, '{');
+			profil_json_num(&j, "percent", t->rows[k].percent);
+			profil_json_num(&j, "ci_low", 100 * t->rows[k].lo);
+			profil_json_num(&j, "ci_high", 100 * t->rows[k].hi);
+			profil_json_num(&j, "cumulative_s", t->rows[k].cumulative);
+			profil_json_num(&j, "self_s", e->seconds);
+			profil_json_u64(&j, "samples", e->count);
+			profil_json_str(&j, "function", entry_name(e, buf, sizeof(buf)));
+			profil_json_str(&j, "module", entry_module(e, shown, sizeof(shown)));
+			profil_json_str(&j, "file", e->file != NULL ? SHOW(e->file, shown) : NULL);
+			profil_json_str(&j, "path", e->module != NULL ?
+			    SHOW(profil_module_path(e->module), shown) : NULL);
+			if (v->split != PROFIL_SPLIT_NONE) {
+				f = profil_report_file(r, e->proc, NULL);
+				if (v->split != PROFIL_SPLIT_PROGRAM)
+					profil_json_u64(&j, "pid", f->hdr.pid);
+				profil_json_str(&j, "progname", SHOW(f->hdr.progname, shown));
+			}
+			if (v->split == PROFIL_SPLIT_THREAD) {
+				profil_json_u64(&j, "tid", e->tid);
+				profil_json_str(&j, "thread", SHOW(e->thread, shown));
+			}
+			profil_json_close(&j, '{');
+		}
+		profil_json_close(&j, '[');
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_close(&j, '{');
+	return 0;
+}
+
 int
 profil_report_flat_print(struct profil_report *r, const struct profil_flat_options *opt,
     FILE *out)
@@ -373,7 +520,7 @@ profil_report_flat_print(struct profil_report *r, const struct profil_flat_optio
 	err = profil_flat_view_build(r, opt->limit, &v);
 	if (err != 0)
 		return err;
-	err = flat_text(r, &v, opt, out);
+	err = opt->json ? flat_json(r, &v, out) : flat_text(r, &v, opt, out);
 	profil_flat_view_release(&v);
 	if (err != 0)
 		return err;

@@ -12,6 +12,7 @@
 
 #include "format/format.h"
 #include "report/escape.h"
+#include "report/json.h"
 #include "report/report.h"
 #include "report/stack.h"
 #include "report/symbols.h"
@@ -466,6 +467,75 @@ graph_text(struct profil_report *r, const struct profil_graph_view *v,
 	return 0;
 }
 
+/* The callers (k = 1) or callees (k = 0) of node as a JSON array named key. */
+static void
+arcs_json(const struct profil_graph_view *v, int k, size_t node, const char *key,
+    struct profil_json *j)
+{
+	const struct profil_graph_arc *arc;
+	const struct profil_graph_node *peer;
+	char buf[1024], mod[512];
+	size_t i, end;
+
+	profil_json_open(j, key, '[');
+	profil_graph_view_arcs(v, node, k, &i, &end);
+	for (; i < end; i++) {
+		arc = &v->arcs[v->by_arc[k][i]];
+		peer = &v->nodes[arc->key[!k]];
+		profil_json_open(j, NULL, '{');
+		profil_json_u64(j, "index", (uint64_t)v->rank[arc->key[!k]] + 1);
+		profil_json_u64(j, "samples", arc->count);
+		profil_json_num(j, "seconds", arc->seconds);
+		profil_json_str(j, "function", node_name(peer, buf, sizeof(buf)));
+		profil_json_str(j, "module", node_module(peer, mod, sizeof(mod)));
+		profil_json_close(j, '{');
+	}
+	profil_json_close(j, '[');
+}
+
+/* The JSON renderer of the call graph (docs/report-json.md). */
+static int
+graph_json(struct profil_report *r, const struct profil_graph_view *v, FILE *out)
+{
+	const struct profil_graph_node *row;
+	struct profil_json j;
+	char buf[1024], mod[512];
+	size_t i;
+	int err;
+
+	profil_json_init(&j, out);
+	profil_json_open(&j, NULL, '{');
+	profil_json_str(&j, "view", "graph");
+	err = profil_report_heading_json(r, &j);
+	if (err != 0)
+		return err;
+	profil_json_u64(&j, "total", v->total);
+	profil_json_bool(&j, "wall", v->wall);
+	profil_json_u64(&j, "nfunctions_all", v->nnodes);
+	profil_json_open(&j, "functions", '[');
+	for (i = 0; i < v->nrows; i++) {
+		row = &v->nodes[v->order[i]];
+		profil_json_open(&j, NULL, '{');
+		profil_json_u64(&j, "index", i + 1);
+		profil_json_num(&j, "percent_total", v->total > 0 ?
+		    100.0 * (double)row->count[1] / (double)v->total : 0.0);
+		profil_json_u64(&j, "total", row->count[1]);
+		profil_json_u64(&j, "self", row->count[0]);
+		profil_json_num(&j, "total_s", row->seconds[1]);
+		profil_json_num(&j, "self_s", row->seconds[0]);
+		if (v->wall)
+			profil_json_num(&j, "waiting_s", row->waiting);
+		profil_json_str(&j, "function", node_name(row, buf, sizeof(buf)));
+		profil_json_str(&j, "module", node_module(row, mod, sizeof(mod)));
+		arcs_json(v, 1, v->order[i], "callers", &j);
+		arcs_json(v, 0, v->order[i], "callees", &j);
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_close(&j, '{');
+	return 0;
+}
+
 int
 profil_report_graph_print(struct profil_report *r, const struct profil_flat_options *opt,
     FILE *out)
@@ -476,7 +546,7 @@ profil_report_graph_print(struct profil_report *r, const struct profil_flat_opti
 	err = profil_graph_view_build(r, opt->limit, &v);
 	if (err != 0)
 		return err;
-	err = graph_text(r, &v, opt, out);
+	err = opt->json ? graph_json(r, &v, out) : graph_text(r, &v, opt, out);
 	profil_graph_view_release(&v);
 	if (err != 0)
 		return err;

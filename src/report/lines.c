@@ -16,6 +16,7 @@
 
 #include "format/format.h"
 #include "report/escape.h"
+#include "report/json.h"
 #include "report/report.h"
 #include "report/stack.h"
 #include "report/symbols.h"
@@ -305,6 +306,52 @@ lines_text(const struct profil_lines_view *v, const struct profil_flat_options *
 	}
 }
 
+/* The JSON renderer of --lines (docs/report-json.md): the TSV's columns, typed. */
+static int
+lines_json(struct profil_report *r, const struct profil_lines_view *v, FILE *out)
+{
+	const struct profil_line_row *row;
+	struct profil_json j;
+	char path[4096], shown[4 * 4096];
+	size_t i;
+	int err;
+
+	profil_json_init(&j, out);
+	profil_json_open(&j, NULL, '{');
+	profil_json_str(&j, "view", "lines");
+	err = profil_report_heading_json(r, &j);
+	if (err != 0)
+		return err;
+	profil_json_u64(&j, "total", v->total);
+	profil_json_u64(&j, "nrows_all", v->nall);
+	profil_json_open(&j, "rows", '[');
+	for (i = 0; i < v->nrows; i++) {
+		row = &v->rows[i];
+		profil_json_open(&j, NULL, '{');
+		profil_json_num(&j, "percent", row->percent);
+		profil_json_num(&j, "ci_low", 100 * row->lo);
+		profil_json_num(&j, "ci_high", 100 * row->hi);
+		profil_json_num(&j, "self_s", row->seconds);
+		profil_json_u64(&j, "samples", row->count);
+		profil_json_str(&j, "file", row->file == NULL ? NULL :
+		    SHOW(profil_line_row_path(row, path, sizeof(path)), shown));
+		profil_json_str(&j, "file_name", row->file == NULL ? NULL :
+		    SHOW(base_name(row->file), shown));
+		if (row->file != NULL)
+			profil_json_i64(&j, "line", row->line);
+		else
+			profil_json_str(&j, "line", NULL);
+		profil_json_str(&j, "function", SHOW(profil_line_row_function(row), shown));
+		profil_json_str(&j, "inlined_into", row->outer == NULL ? NULL :
+		    SHOW(row->outer, shown));
+		profil_json_str(&j, "module", SHOW(profil_line_row_module(row), shown));
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_close(&j, '{');
+	return 0;
+}
+
 int
 profil_report_lines_print(struct profil_report *r, const struct profil_flat_options *opt,
     FILE *out)
@@ -313,9 +360,11 @@ profil_report_lines_print(struct profil_report *r, const struct profil_flat_opti
 	int err;
 
 	err = profil_lines_view_build(r, opt->limit, &v);
-	if (err == 0 && !opt->tsv)
+	if (err == 0 && opt->json)
+		err = lines_json(r, &v, out);
+	else if (err == 0 && !opt->tsv)
 		err = profil_report_summary_print(r, "Source lines", out);
-	if (err == 0)
+	if (err == 0 && !opt->json)
 		lines_text(&v, opt, out);
 	profil_lines_view_release(&v);
 	if (err != 0)
@@ -517,6 +566,58 @@ annotate_text(struct profil_report *r, const struct profil_annotate_view *v,
 	return 0;
 }
 
+/* The JSON renderer of --annotate (docs/report-json.md): no source text, which --tsv has
+ * not either; lines and addresses with their counts. */
+static int
+annotate_json(struct profil_report *r, const struct profil_annotate_view *v, FILE *out)
+{
+	const struct profil_line_row *row;
+	struct profil_json j;
+	char path[4096], shown[4 * 4096];
+	size_t i;
+	int err;
+
+	profil_json_init(&j, out);
+	profil_json_open(&j, NULL, '{');
+	profil_json_str(&j, "view", "annotate");
+	err = profil_report_heading_json(r, &j);
+	if (err != 0)
+		return err;
+	profil_json_str(&j, "function", SHOW(v->function, shown));
+	profil_json_u64(&j, "samples", v->matched);
+	profil_json_num(&j, "percent", 100.0 * (double)v->matched / (double)v->total);
+	profil_json_u64(&j, "total", v->total);
+	profil_json_open(&j, "lines", '[');
+	for (i = 0; i < v->nlines; i++) {
+		row = &v->lines[i];
+		if (row->file == NULL)
+			continue;
+		profil_json_open(&j, NULL, '{');
+		profil_json_str(&j, "file", SHOW(profil_line_row_path(row, path, sizeof(path)),
+		    shown));
+		profil_json_i64(&j, "line", row->line);
+		profil_json_u64(&j, "samples", row->count);
+		profil_json_num(&j, "percent", row->percent);
+		profil_json_num(&j, "self_s", row->seconds);
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_open(&j, "addresses", '[');
+	for (i = 0; i < v->naddrs; i++) {
+		row = &v->addrs[i];
+		profil_json_open(&j, NULL, '{');
+		profil_json_str(&j, "module", SHOW(profil_line_row_module(row), shown));
+		profil_json_u64(&j, "offset", row->offset);
+		profil_json_u64(&j, "samples", row->count);
+		profil_json_num(&j, "percent", row->percent);
+		profil_json_num(&j, "self_s", row->seconds);
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_close(&j, '{');
+	return 0;
+}
+
 int
 profil_report_annotate_print(struct profil_report *r, const char *function,
     const struct profil_flat_options *opt, FILE *out)
@@ -527,7 +628,7 @@ profil_report_annotate_print(struct profil_report *r, const char *function,
 	err = profil_annotate_view_build(r, function, &v);
 	if (err != 0)
 		return err;
-	err = annotate_text(r, &v, opt, out);
+	err = opt->json ? annotate_json(r, &v, out) : annotate_text(r, &v, opt, out);
 	profil_annotate_view_release(&v);
 	if (err != 0)
 		return err;

@@ -166,6 +166,7 @@ void profil_share_interval(uint64_t k, uint64_t n, double *lo, double *hi);
 struct profil_flat_options {
 	size_t limit;		/* rows at most; 0 for all */
 	int tsv;		/* tab-separated values with a header line, for scripts */
+	int json;		/* one JSON document (docs/report-json.md), for scripts */
 };
 
 /* Prints the flat view (gprof's columns plus the interval, function and module) to out.

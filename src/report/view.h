@@ -46,6 +46,10 @@ struct profil_summary {
 int profil_summary_build(struct profil_report *r, struct profil_summary *s);
 void profil_summary_release(struct profil_summary *s);
 
+/* Writes the heading as the member "heading" of the object open in j (json.h); 0 or -ENOMEM. */
+struct profil_json;
+int profil_report_heading_json(struct profil_report *r, struct profil_json *j);
+
 /*
  * The flat view: tables of rows, one table without a split or with --threads, one per file
  * (program) with --per-process (--per-program).  A row's share is of its table's total.
