@@ -2,10 +2,11 @@
  * view.h - the views of `profil report` as data: each view builds its rows from the session
  * (report.h) in one step, and renderers (text, --tsv, --json) turn those rows into output in
  * another, so a new output reads the same rows instead of computing the view again.  Rows
- * hold figures as computed (shares as fractions, seconds unrounded, counts raw); the renderers
- * alone round.  Names in rows are raw, as the binaries and profiles spell them: renderers
- * escape them (escape.h).  Rows point into the session, valid until it is freed or a file is
- * added.  Memory: a view holds at most one row per entry (function, line, graph node and arc)
+ * hold figures computed as the text prints them but unrounded (percentages, interval bounds
+ * as fractions, seconds, raw counts); the renderers alone round.  Names in rows are raw, as
+ * the binaries and profiles spell them, and renderers escape them (escape.h); --diff's
+ * function alone is held as shown, for rows are matched by it.  Rows point into the session,
+ * valid until it is freed or a file is added.  Memory: a view holds at most one row per entry (function, line, graph node and arc)
  * the session already has.  Internal to the profil command; not thread-safe.
  */
 #ifndef PROFIL_REPORT_VIEW_H
@@ -16,6 +17,7 @@
 
 #include "report/report.h"
 
+struct profil_json;
 struct profil_location;
 struct profil_module;
 
@@ -47,7 +49,6 @@ int profil_summary_build(struct profil_report *r, struct profil_summary *s);
 void profil_summary_release(struct profil_summary *s);
 
 /* Writes the heading as the member "heading" of the object open in j (json.h); 0 or -ENOMEM. */
-struct profil_json;
 int profil_report_heading_json(struct profil_report *r, struct profil_json *j);
 
 /*
