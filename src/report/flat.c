@@ -53,13 +53,17 @@ int
 profil_summary_build(struct profil_report *r, struct profil_summary *s)
 {
 	struct profil_summary_program *pg;
-	size_t i, j, n = profil_report_nfiles(r);
+	size_t i, k, n = profil_report_nfiles(r), *slot;
 
 	memset(s, 0, sizeof(*s));
 	s->nfiles = n;
 	s->time = calloc(n + 1, sizeof(*s->time));
 	s->programs = calloc(n + 1, sizeof(*s->programs));
-	if (s->time == NULL || s->programs == NULL) {
+	/* A program's place among the programs, by its first file: one pass over the files
+	 * however many programs a build has. */
+	slot = calloc(n + 1, sizeof(*slot));
+	if (s->time == NULL || s->programs == NULL || slot == NULL) {
+		free(slot);
 		profil_summary_release(s);
 		return -ENOMEM;
 	}
@@ -72,22 +76,23 @@ profil_summary_build(struct profil_report *r, struct profil_summary *s)
 	profil_report_time(r, PROFIL_REPORT_ALL, &s->all);
 	for (i = 0; i < n; i++) {
 		profil_report_time(r, i, &s->time[i]);
-		s->busy += profil_report_file(r, i, NULL)->nsamples > 0;
-	}
-	for (i = 0; i < n; i++) {
-		if (profil_report_file_program(r, i) != i)
-			continue;
-		pg = &s->programs[s->nprograms];
-		pg->first = i;
-		for (j = i; j < n; j++) {
-			if (profil_report_file_program(r, j) != i ||
-			    profil_report_file(r, j, NULL)->nsamples == 0)
-				continue;
-			pg->processes++;
-			profil_report_time_add(&pg->time, &s->time[j]);
+		if (profil_report_file_program(r, i) == i) {
+			slot[i] = s->nprograms;
+			s->programs[s->nprograms++].first = i;
 		}
-		s->nprograms += pg->processes > 0;
+		if (profil_report_file(r, i, NULL)->nsamples == 0)
+			continue;
+		s->busy++;
+		pg = &s->programs[slot[profil_report_file_program(r, i)]];
+		pg->processes++;
+		profil_report_time_add(&pg->time, &s->time[i]);
 	}
+	free(slot);
+	/* The programs with samples alone, in the order of their first files. */
+	for (i = 0, k = 0; i < s->nprograms; i++)
+		if (s->programs[i].processes > 0)
+			s->programs[k++] = s->programs[i];
+	s->nprograms = k;
 	return 0;
 }
 
