@@ -5,12 +5,16 @@
 # parses, and rendered back with the rounding the document gives (tests/report/jsontext.py)
 # it is the text view line for line: heading, rows, callers and callees.  Raw counts add up
 # to the recording's samples without parsing any text; names with control characters and
-# bytes that are not UTF-8 keep the document valid.
+# bytes that are not UTF-8 keep the document valid; the writer's strings and numbers are
+# checked exactly by tests/report/json.c.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
 test_needs python3:python3
 
 JT="python3 $TEST_DIR/report/jsontext.py"
+
+# The writer and the escaper's JSON mode, exactly (tests/report/json.c).
+test_run_prog json "$B/tests/report/json"
 
 # same VIEW-OPTIONS... PATH: the JSON parses, and equals the text view of the same options.
 same() {
