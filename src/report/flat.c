@@ -199,7 +199,7 @@ summary_json(struct profil_report *r, const struct profil_summary *s, struct pro
 	const struct profil_summary_program *pg;
 	const struct profil_file *f;
 	const char *name;
-	char shown[4096];
+	char shown[4096], said[256];
 	size_t i;
 	int has_code;
 
@@ -225,6 +225,8 @@ summary_json(struct profil_report *r, const struct profil_summary *s, struct pro
 			profil_json_str(j, "exit_code", NULL);
 		profil_json_u64(j, "dropped", f->hdr.dropped);
 		profil_json_time(j, "time", &s->time[i]);
+		profil_json_str(j, "cpu_waits_says", profil_report_cpu_waits_say(r, i, said,
+		    sizeof(said)));
 		profil_json_close(j, '{');
 	}
 	profil_json_close(j, '[');

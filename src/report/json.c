@@ -128,7 +128,10 @@ profil_json_time(struct profil_json *j, const char *key, const struct profil_rep
 	profil_json_num(j, "cpu_seconds", t->seconds - t->waiting_seconds);
 	profil_json_u64(j, "waiting_samples", t->waiting);
 	profil_json_num(j, "waiting_seconds", t->waiting_seconds);
+	profil_json_u64(j, "cpu_wait_samples", t->cpu_waiting);
+	profil_json_num(j, "cpu_wait_seconds", t->cpu_waiting_seconds);
 	profil_json_bool(j, "wall", t->wall);
+	profil_json_bool(j, "wait_cpu", t->wait_cpu);
 	profil_json_str(j, "says", profil_report_time_say(t, 1, said, sizeof(said)));
 	profil_json_close(j, '{');
 }

@@ -40,7 +40,8 @@ void profil_json_bool(struct profil_json *j, const char *key, int v);
 
 /*
  * A time (report.h) as the object the header sentence is made from: samples and seconds, those
- * on a CPU and those waiting, whether --wall recorded it, and "says", the sentence itself
+ * on a CPU, those waiting and of them those waiting for a CPU, whether --wall recorded it and
+ * counted the waits for a CPU, and "says", the sentence itself
  * (profil_report_time_say(), which stays the one place that words a time).
  */
 void profil_json_time(struct profil_json *j, const char *key, const struct profil_report_time *t);

@@ -90,12 +90,18 @@ numbers(void)
 static void
 nesting(void)
 {
-	struct profil_report_time t = { 4, 1, 0.5, 0.125, 1 };
+	struct profil_report_time t;
 	struct profil_json j;
 	char *buf = NULL;
 	size_t len;
 	FILE *f;
 
+	memset(&t, 0, sizeof(t));
+	t.samples = 4;
+	t.waiting = 1;
+	t.seconds = 0.5;
+	t.waiting_seconds = 0.125;
+	t.wall = 1;
 	f = open_memstream(&buf, &len);
 	profil_json_init(&j, f);
 	profil_json_open(&j, NULL, '{');
@@ -117,7 +123,8 @@ nesting(void)
 	    "  \"time\": {\n    \"samples\": 4,\n    \"seconds\": 0.5,\n"
 	    "    \"cpu_samples\": 3,\n    \"cpu_seconds\": 0.375,\n"
 	    "    \"waiting_samples\": 1,\n    \"waiting_seconds\": 0.125,\n"
-	    "    \"wall\": true,\n    \"says\": \"4 samples, 0.500 seconds of threads' time: "
+	    "    \"cpu_wait_samples\": 0,\n    \"cpu_wait_seconds\": 0,\n"
+	    "    \"wall\": true,\n    \"wait_cpu\": false,\n    \"says\": \"4 samples, 0.500 seconds of threads' time: "
 	    "0.375 on a CPU, 0.125 waiting\"\n  }\n}\n") == 0, "commas, nesting and a time");
 	free(buf);
 }

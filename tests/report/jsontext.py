@@ -11,15 +11,20 @@ import sys
 
 def say(t, seconds):
     """profil_report_time_say() from the time object's fields."""
+    cpu = ""
+    if t["wait_cpu"] and not seconds:
+        cpu = ", %d of them for a CPU" % t["cpu_wait_samples"]
+    elif t["wait_cpu"]:
+        cpu = " (%.3f for a CPU)" % t["cpu_wait_seconds"]
     if not t["wall"] and not seconds:
         return "%d samples" % t["samples"]
     if not t["wall"]:
         return "%d samples, %.3f seconds of CPU" % (t["samples"], t["seconds"])
     if not seconds:
-        return "%d samples (%d on a CPU, %d waiting)" % (
-            t["samples"], t["cpu_samples"], t["waiting_samples"])
-    return "%d samples, %.3f seconds of threads' time: %.3f on a CPU, %.3f waiting" % (
-        t["samples"], t["seconds"], t["cpu_seconds"], t["waiting_seconds"])
+        return "%d samples (%d on a CPU, %d waiting%s)" % (
+            t["samples"], t["cpu_samples"], t["waiting_samples"], cpu)
+    return "%d samples, %.3f seconds of threads' time: %.3f on a CPU, %.3f waiting%s" % (
+        t["samples"], t["seconds"], t["cpu_seconds"], t["waiting_seconds"], cpu)
 
 
 def es(n, word="process"):
@@ -32,7 +37,7 @@ def heading(d, title):
     procs = "%d %s" % (n, es(n))
     if h["processes_ran"] > n:
         procs += " (%d ran, the others took no sample)" % h["processes_ran"]
-    out = ["%s: %s, %s" % (title, procs, h["time"]["says"])]
+    out = ["%s: %s, %s" % (title, procs, say(h["time"], 1))]
     busy = [f for f in h["files"] if f["time"]["samples"] > 0]
     if len(busy) > 16:
         for p in h["programs"]:
@@ -48,6 +53,8 @@ def heading(d, title):
             if f["dropped"] > 0:
                 line += ", %d ticks dropped" % f["dropped"]
             out.append(line)
+            if f["cpu_waits_says"] is not None:
+                out.append("    " + f["cpu_waits_says"])
     empty = len(h["files"]) - len(busy)
     if empty > 0:
         out.append("  %d %s without samples" % (empty, es(empty)))
