@@ -28,12 +28,13 @@ enum report_view {
 static int
 usage(FILE *f)
 {
-	fprintf(f, "usage: profil report [-n N] [--tsv] [--pid PID] [--per-process | --per-program |\n"
-	    "           --threads | --graph | --lines | --annotate FUNCTION | --diff BASE]\n"
-	    "           [--no-demangle] [PATH...]\n"
+	fprintf(f, "usage: profil report [-n N] [--tsv | --json] [--pid PID]\n"
+	    "           [--per-process | --per-program | --threads | --graph | --lines |\n"
+	    "            --annotate FUNCTION | --diff BASE] [--no-demangle] [PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default " REPORT_DEFAULT_DIR ")\n"
 	    "  -n, --limit N   print the N heaviest rows only\n"
 	    "  --tsv       tab-separated values with a header line\n"
+	    "  --json      one JSON document: the same rows, typed (docs/report-json.md)\n"
 	    "  --pid PID   the files of process PID only\n"
 	    "  --per-process   one flat view per file (process image)\n"
 	    "  --per-program   one flat view per program, its processes merged\n"
@@ -149,6 +150,7 @@ profil_cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "limit", required_argument, NULL, 'n' },
 		{ "tsv", no_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "per-process", no_argument, NULL, 'P' },
 		{ "per-program", no_argument, NULL, 'G' },
@@ -163,7 +165,7 @@ profil_cmd_report(int argc, char **argv)
 	};
 	enum profil_report_split split = PROFIL_SPLIT_NONE;
 	enum report_view view = VIEW_FLAT;
-	struct profil_flat_options opt = { 0, 0 };
+	struct profil_flat_options opt = { 0, 0, 0 };
 	const char *arg = NULL, *pid_arg = NULL, *view_opt = NULL, *split_opt = NULL;
 	unsigned long long pid = 0;
 	struct profil_report *r;
@@ -181,6 +183,9 @@ profil_cmd_report(int argc, char **argv)
 			break;
 		case 't':
 			opt.tsv = 1;
+			break;
+		case 'j':
+			opt.json = 1;
 			break;
 		case 'p':
 			pid = positive(optarg, UINT32_MAX);
@@ -222,6 +227,10 @@ profil_cmd_report(int argc, char **argv)
 			profil_cmd_error("unknown option", argv[optind - 1]);
 			return usage(stderr);
 		}
+	}
+	if (opt.tsv && opt.json) {
+		profil_cmd_error("options cannot be combined", "--json");
+		return usage(stderr);
 	}
 	if (nviews > 1 || nsplits > 1 || (nviews > 0 && nsplits > 0)) {
 		/* Each view has its own rows; a split applies to the flat view's. */

@@ -38,14 +38,22 @@ utf8_ok(const unsigned char *p)
 	return n;
 }
 
+/* What escape() escapes for: a name shown, a line of source text, a JSON string. */
+enum escape_mode {
+	ESCAPE_NAME,
+	ESCAPE_TEXT,
+	ESCAPE_JSON,
+};
+
 static int
-needs_escape(const unsigned char *p, size_t *n, int text)
+needs_escape(const unsigned char *p, size_t *n, enum escape_mode mode)
 {
-	if (text && *p == '\t') {
+	if (mode == ESCAPE_TEXT && *p == '\t') {
 		*n = 1;
 		return 0;
 	}
-	if ((!text && *p == '\\') || *p < 0x20 || *p == 0x7f) {
+	if ((mode != ESCAPE_TEXT && *p == '\\') || (mode == ESCAPE_JSON && *p == '"') ||
+	    *p < 0x20 || *p == 0x7f) {
 		*n = 1;
 		return 1;
 	}
@@ -58,30 +66,37 @@ needs_escape(const unsigned char *p, size_t *n, int text)
 }
 
 static const char *
-escape(const char *s, char *buf, size_t len, int text)
+escape(const char *s, char *buf, size_t len, enum escape_mode mode)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n, at = 0;
 
 	for (; *p != '\0'; p += n)
-		if (needs_escape(p, &n, text))
+		if (needs_escape(p, &n, mode))
 			break;
 	if (*p == '\0')
 		return s;
 	if (len == 0)
 		return "";
 	for (p = (const unsigned char *)s; *p != '\0'; p += n) {
-		char esc[PROFIL_ESCAPE_MAX + 1];
+		char esc[8];
 		const char *add = esc;
 		size_t k;
 
-		if (!needs_escape(p, &n, text)) {
+		if (!needs_escape(p, &n, mode)) {
 			add = (const char *)p;
 			k = n;
-		} else if (*p == '\\' || *p == '\t' || *p == '\n' || *p == '\r') {
+		} else if (*p == '\\' || *p == '"' || *p == '\t' || *p == '\n' || *p == '\r') {
 			esc[0] = '\\';
-			esc[1] = *p == '\\' ? '\\' : *p == '\t' ? 't' : *p == '\n' ? 'n' : 'r';
+			esc[1] = *p == '\t' ? 't' : *p == '\n' ? 'n' : *p == '\r' ? 'r' : (char)*p;
 			k = 2;
+		} else if (mode == ESCAPE_JSON && *p < 0x80) {
+			snprintf(esc, sizeof(esc), "\\u%04x", *p);
+			k = 6;
+		} else if (mode == ESCAPE_JSON) {
+			/* JSON is UTF-8 text: a byte that is none stands as U+FFFD. */
+			memcpy(esc, "\\ufffd", 6);
+			k = 6;
 		} else {
 			snprintf(esc, sizeof(esc), "\\%03o", *p);
 			k = 4;
@@ -98,11 +113,17 @@ escape(const char *s, char *buf, size_t len, int text)
 const char *
 profil_escape(const char *s, char *buf, size_t len)
 {
-	return escape(s, buf, len, 0);
+	return escape(s, buf, len, ESCAPE_NAME);
 }
 
 const char *
 profil_escape_text(const char *s, char *buf, size_t len)
 {
-	return escape(s, buf, len, 1);
+	return escape(s, buf, len, ESCAPE_TEXT);
+}
+
+const char *
+profil_escape_json(const char *s, char *buf, size_t len)
+{
+	return escape(s, buf, len, ESCAPE_JSON);
 }

@@ -27,4 +27,13 @@ const char *profil_escape(const char *s, char *buf, size_t len);
  */
 const char *profil_escape_text(const char *s, char *buf, size_t len);
 
+/*
+ * The inside of a JSON string holding s, a name as profil_escape() shows it (or a word of
+ * ours): '"' and '\\' with a backslash, and, should one remain, a control character as
+ * \u00XX and a C1 control or a byte that is not UTF-8 as \ufffd, so the result is always
+ * valid JSON.  A JSON reader thus gets the name exactly as the text view shows it.  Truncated as
+ * profil_escape() truncates; len at least 7 holds any one escape.
+ */
+const char *profil_escape_json(const char *s, char *buf, size_t len);
+
 #endif /* PROFIL_REPORT_ESCAPE_H */

@@ -12,38 +12,19 @@
 
 #include "format/format.h"
 #include "report/escape.h"
+#include "report/json.h"
 #include "report/report.h"
 #include "report/stack.h"
 #include "report/symbols.h"
 #include "report/index.h"
+#include "report/view.h"
 
-/*
- * A file of deep distinct stacks has a node and an arc for almost every PC it holds, so both
- * are kept small (issue 11): a node is named by the location that named it first and its
- * module, and found again by the key those give (frame_key); an arc holds two node numbers.
- */
-struct graph_node {
-	const struct profil_location *loc;	/* NULL for [unmapped] and marker frames */
-	const struct profil_module *module;
-	uint64_t pc;			/* a marker frame's pc (a cut, a wait); else 0 */
-	uint64_t count[2];		/* ticks: [0] self, [1] total */
-	double seconds[2];
-	double waiting;			/* of total, the seconds threads waited (--wall) */
-	uint64_t mark;			/* the last sample that counted here, to count it once */
-};
-
-struct graph_arc {
-	uint32_t key[2];		/* caller, callee */
-	uint64_t count;
-	double seconds;
-	uint64_t mark;
-};
-
+/* The view's nodes and arcs (view.h) as they are counted, found again through indexes. */
 struct graph {
-	struct graph_node *nodes;
+	struct profil_graph_node *nodes;
 	size_t nnodes, capnodes;
 	struct profil_index node_index;
-	struct graph_arc *arcs;
+	struct profil_graph_arc *arcs;
 	size_t narcs, caparcs;
 	struct profil_index arc_index;
 	uint32_t *ids;			/* the node of each frame of the sample at hand */
@@ -107,7 +88,7 @@ static ssize_t
 frame_node(struct graph *g, const struct profil_stack_frame *fr)
 {
 	struct node_key k = { g, { 0, 0, 0 } };
-	struct graph_node *nd;
+	struct profil_graph_node *nd;
 	ssize_t id;
 
 	if (room((void **)&g->nodes, &g->capnodes, g->nnodes, sizeof(*g->nodes)) != 0)
@@ -143,7 +124,7 @@ static ssize_t
 arc_get(struct graph *g, uint32_t caller, uint32_t callee)
 {
 	const struct arc_key k = { g, caller, callee };
-	struct graph_arc *a;
+	struct profil_graph_arc *a;
 	ssize_t id;
 
 	if (room((void **)&g->arcs, &g->caparcs, g->narcs, sizeof(*g->arcs)) != 0)
@@ -179,8 +160,8 @@ add_stack(void *arg, const struct profil_stack *st)
 	struct graph *g = arg;
 	uint64_t count = st->sample->count;
 	double s = (double)count / st->hz;
-	struct graph_node *nd;
-	struct graph_arc *a;
+	struct profil_graph_node *nd;
+	struct profil_graph_arc *a;
 	ssize_t id;
 	size_t d;
 	/* A waiting thread's sample (--wall): its leaf is the wait frame. */
@@ -216,27 +197,26 @@ add_stack(void *arg, const struct profil_stack *st)
 	return 0;
 }
 
-/* The node's function name as the flat view names it (raw: for sorting). */
-static const char *
-node_raw_name(const struct graph_node *row, char *buf, size_t len)
+const char *
+profil_graph_node_name(const struct profil_graph_node *n, char *buf, size_t len)
 {
 	struct profil_stack_frame fr;
 
 	memset(&fr, 0, sizeof(fr));
-	fr.pc = row->pc;
-	fr.loc = row->loc;
-	fr.module = (struct profil_module *)(uintptr_t)row->module;
+	fr.pc = n->pc;
+	fr.loc = n->loc;
+	fr.module = (struct profil_module *)(uintptr_t)n->module;
 	return profil_stack_frame_name(&fr, profil_stack_frame_levels(&fr) - 1, buf, len);
 }
 
 /* The same escaped, for printing (escape.h). */
 static const char *
-node_name(const struct graph_node *row, char *buf, size_t len)
+node_name(const struct profil_graph_node *row, char *buf, size_t len)
 {
 	const char *name, *shown;
 	char tmp[1024];
 
-	name = node_raw_name(row, tmp, sizeof(tmp));
+	name = profil_graph_node_name(row, tmp, sizeof(tmp));
 	shown = profil_escape(name, buf, len);
 	if (shown == tmp) {
 		snprintf(buf, len, "%s", tmp);
@@ -246,15 +226,16 @@ node_name(const struct graph_node *row, char *buf, size_t len)
 }
 
 static const char *
-node_module(const struct graph_node *row, char *buf, size_t len)
+node_module(const struct profil_graph_node *row, char *buf, size_t len)
 {
 	return row->module != NULL ? profil_escape(profil_module_name(row->module), buf, len) :
 	    "?";
 }
 
-/* What the comparisons read: the graph, each node's place in the view, the arcs' end. */
+/* What the comparisons read: the nodes and arcs, each node's place in the view, the arcs' end. */
 struct graph_sort {
-	const struct graph *g;
+	const struct profil_graph_node *nodes;
+	const struct profil_graph_arc *arcs;
 	const uint32_t *rank;
 	int k;				/* arcs: 0 sorted by caller, 1 by callee */
 };
@@ -264,8 +245,8 @@ static int
 node_cmp(const void *a, const void *b, void *arg)
 {
 	const struct graph_sort *gs = arg;
-	const struct graph_node *x = &gs->g->nodes[*(const uint32_t *)a];
-	const struct graph_node *y = &gs->g->nodes[*(const uint32_t *)b];
+	const struct profil_graph_node *x = &gs->nodes[*(const uint32_t *)a];
+	const struct profil_graph_node *y = &gs->nodes[*(const uint32_t *)b];
 	char bx[256], by[256];
 	int c;
 
@@ -273,7 +254,8 @@ node_cmp(const void *a, const void *b, void *arg)
 		return x->count[1] > y->count[1] ? -1 : 1;
 	if (x->count[0] != y->count[0])
 		return x->count[0] > y->count[0] ? -1 : 1;
-	c = strcmp(node_raw_name(x, bx, sizeof(bx)), node_raw_name(y, by, sizeof(by)));
+	c = strcmp(profil_graph_node_name(x, bx, sizeof(bx)),
+	    profil_graph_node_name(y, by, sizeof(by)));
 	if (c != 0)
 		return c;
 	return strcmp(x->module != NULL ? profil_module_name(x->module) : "?",
@@ -285,8 +267,8 @@ static int
 arc_cmp(const void *a, const void *b, void *arg)
 {
 	const struct graph_sort *gs = arg;
-	const struct graph_arc *x = &gs->g->arcs[*(const uint32_t *)a];
-	const struct graph_arc *y = &gs->g->arcs[*(const uint32_t *)b];
+	const struct profil_graph_arc *x = &gs->arcs[*(const uint32_t *)a];
+	const struct profil_graph_arc *y = &gs->arcs[*(const uint32_t *)b];
 	int k = gs->k;
 
 	if (x->key[k] != y->key[k])
@@ -296,91 +278,149 @@ arc_cmp(const void *a, const void *b, void *arg)
 	return gs->rank[x->key[!k]] < gs->rank[y->key[!k]] ? -1 : 1;
 }
 
-/* The first of arcs a[0 .. n) (sorted by key[k]) whose key[k] is node. */
-static size_t
-arcs_from(const struct graph *g, const uint32_t *a, size_t n, int k, size_t node)
+void
+profil_graph_view_arcs(const struct profil_graph_view *v, size_t node, int k, size_t *first,
+    size_t *end)
 {
-	size_t lo = 0, hi = n, mid;
+	const uint32_t *a = v->by_arc[k];
+	size_t lo = 0, hi = v->narcs, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (g->arcs[a[mid]].key[k] < node)
+		if (v->arcs[a[mid]].key[k] < node)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	*first = lo;
+	while (hi < v->narcs && v->arcs[a[hi]].key[k] == node)
+		hi++;
+	*end = hi;
 }
 
-/* The caller (k = 0) or callee (k = 1) lines of node, from the arcs a[] sorted by key[k]. */
-static void
-print_arcs(const struct graph *g, const uint32_t *rank, const uint32_t *a, size_t n, int k,
-    size_t node, const struct profil_flat_options *opt, size_t index, FILE *out)
+void
+profil_graph_view_release(struct profil_graph_view *v)
 {
-	const struct graph_arc *arc;
-	const struct graph_node *peer;
-	const char *what = k == 0 ? "callee" : "caller";
-	char buf[1024], mod[512];
-	size_t i;
-
-	for (i = arcs_from(g, a, n, k, node); i < n && g->arcs[a[i]].key[k] == node; i++) {
-		arc = &g->arcs[a[i]];
-		peer = &g->nodes[arc->key[!k]];
-		if (opt->tsv)
-			fprintf(out, "%s\t%zu\t%zu\t%" PRIu64 "\t\t%.6f\t\t%s\t%s%s\n", what, index,
-			    (size_t)rank[arc->key[!k]] + 1, arc->count, arc->seconds,
-			    node_name(peer, buf, sizeof(buf)), node_module(peer, mod, sizeof(mod)),
-			    g->wall ? "\t" : "");
-		else
-			fprintf(out, "%13s %9.3f %*s%9s %9" PRIu64 " %9s      %s [%zu]\n", "",
-			    arc->seconds, g->wall ? 10 : 0, "", "", arc->count, "",
-			    node_name(peer, buf, sizeof(buf)), (size_t)rank[arc->key[!k]] + 1);
-	}
+	free(v->nodes);
+	free(v->arcs);
+	free(v->order);
+	free(v->rank);
+	free(v->by_arc[0]);
+	free(v->by_arc[1]);
+	memset(v, 0, sizeof(*v));
 }
 
+/* The view's order of g's nodes and arcs; g's nodes and arcs move into v. */
 static int
-graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_options *opt,
-    FILE *out)
+graph_sort(struct graph *g, size_t limit, struct profil_graph_view *v)
 {
 	/* Node and arc numbers fit 32 bits (room() sees to it). */
-	uint32_t *order, *rank, *by_caller, *by_callee;
 	size_t i, n = g->nnodes, na = g->narcs;
-	uint64_t total = profil_report_total(r);
-	const struct graph_node *row;
-	struct graph_sort gs = { NULL, NULL, 0 };
-	char buf[1024], mod[512], idx[32];
+	struct graph_sort gs = { NULL, NULL, NULL, 0 };
+	int k;
 
-	order = malloc((n + 1) * sizeof(*order));
-	rank = malloc((n + 1) * sizeof(*rank));
-	by_caller = malloc((na + 1) * sizeof(*by_caller));
-	by_callee = malloc((na + 1) * sizeof(*by_callee));
-	if (order == NULL || rank == NULL || by_caller == NULL || by_callee == NULL) {
-		free(order);
-		free(rank);
-		free(by_caller);
-		free(by_callee);
+	v->nodes = g->nodes;
+	v->nnodes = n;
+	v->arcs = g->arcs;
+	v->narcs = na;
+	v->wall = g->wall;
+	g->nodes = NULL;
+	g->arcs = NULL;
+	v->order = malloc((n + 1) * sizeof(*v->order));
+	v->rank = malloc((n + 1) * sizeof(*v->rank));
+	v->by_arc[0] = malloc((na + 1) * sizeof(*v->by_arc[0]));
+	v->by_arc[1] = malloc((na + 1) * sizeof(*v->by_arc[1]));
+	if (v->order == NULL || v->rank == NULL || v->by_arc[0] == NULL || v->by_arc[1] == NULL)
 		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		v->order[i] = (uint32_t)i;
+	gs.nodes = v->nodes;
+	gs.arcs = v->arcs;
+	gs.rank = v->rank;
+	qsort_r(v->order, n, sizeof(*v->order), node_cmp, &gs);
+	for (i = 0; i < n; i++)
+		v->rank[v->order[i]] = (uint32_t)i;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < na; i++)
+			v->by_arc[k][i] = (uint32_t)i;
+		gs.k = k;
+		qsort_r(v->by_arc[k], na, sizeof(*v->by_arc[k]), arc_cmp, &gs);
 	}
-	for (i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	gs.g = g;
-	gs.rank = rank;
-	qsort_r(order, n, sizeof(*order), node_cmp, &gs);
-	for (i = 0; i < n; i++)
-		rank[order[i]] = (uint32_t)i;
-	for (i = 0; i < na; i++)
-		by_caller[i] = by_callee[i] = (uint32_t)i;
-	gs.k = 0;
-	qsort_r(by_caller, na, sizeof(*by_caller), arc_cmp, &gs);
-	gs.k = 1;
-	qsort_r(by_callee, na, sizeof(*by_callee), arc_cmp, &gs);
-	if (opt->limit > 0 && n > opt->limit)
-		n = opt->limit;
+	v->nrows = limit > 0 && n > limit ? limit : n;
+	return 0;
+}
+
+int
+profil_graph_view_build(struct profil_report *r, size_t limit, struct profil_graph_view *v)
+{
+	struct graph g;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	memset(&g, 0, sizeof(g));
+	v->total = profil_report_total(r);
+	g.ids = malloc(PROFIL_FORMAT_MAX_DEPTH * sizeof(*g.ids));
+	err = g.ids == NULL ? -ENOMEM : profil_report_stacks(r, add_stack, &g);
+	/* The indexes go before the view is sorted: only the rows stay. */
+	free(g.ids);
+	profil_index_release(&g.node_index);
+	profil_index_release(&g.arc_index);
+	if (err == 0)
+		err = graph_sort(&g, limit, v);
+	free(g.nodes);
+	free(g.arcs);
+	if (err != 0)
+		profil_graph_view_release(v);
+	return err;
+}
+
+/* The caller (k = 1) or callee (k = 0) lines of node, the index-th function of the view. */
+static void
+print_arcs(const struct profil_graph_view *v, int k, size_t node,
+    const struct profil_flat_options *opt, size_t index, FILE *out)
+{
+	const struct profil_graph_arc *arc;
+	const struct profil_graph_node *peer;
+	const char *what = k == 0 ? "callee" : "caller";
+	char buf[1024], mod[512];
+	size_t i, end;
+
+	profil_graph_view_arcs(v, node, k, &i, &end);
+	for (; i < end; i++) {
+		arc = &v->arcs[v->by_arc[k][i]];
+		peer = &v->nodes[arc->key[!k]];
+		if (opt->tsv)
+			fprintf(out, "%s\t%zu\t%zu\t%" PRIu64 "\t\t%.6f\t\t%s\t%s%s\n", what, index,
+			    (size_t)v->rank[arc->key[!k]] + 1, arc->count, arc->seconds,
+			    node_name(peer, buf, sizeof(buf)), node_module(peer, mod, sizeof(mod)),
+			    v->wall ? "\t" : "");
+		else
+			fprintf(out, "%13s %9.3f %*s%9s %9" PRIu64 " %9s      %s [%zu]\n", "",
+			    arc->seconds, v->wall ? 10 : 0, "", "", arc->count, "",
+			    node_name(peer, buf, sizeof(buf)), (size_t)v->rank[arc->key[!k]] + 1);
+	}
+}
+
+/* The text and --tsv renderers of the call graph. */
+static int
+graph_text(struct profil_report *r, const struct profil_graph_view *v,
+    const struct profil_flat_options *opt, FILE *out)
+{
+	const struct profil_graph_node *row;
+	char buf[1024], mod[512], idx[32];
+	uint64_t total = v->total;
+	size_t i;
+	int err;
+
 	if (opt->tsv) {
 		fprintf(out, "kind\tindex\tpeer\ttotal\tself\ttotal_s\tself_s\tfunction\tmodule%s\n",
-		    g->wall ? "\twaiting_s" : "");
-	} else if (g->wall) {
-		profil_report_summary_print(r, "Call graph", out);
+		    v->wall ? "\twaiting_s" : "");
+	} else {
+		err = profil_report_summary_print(r, "Call graph", out);
+		if (err != 0)
+			return err;
+	}
+	if (!opt->tsv && v->wall) {
 		fprintf(out, "Counts are sampled stack counts, not call counts: total is the "
 		    "samples with the function\nanywhere on the stack (once per sample, also in "
 		    "recursion), self those with it at the\nleaf; waiting the part of total when "
@@ -388,8 +428,7 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 		fprintf(out, "               -------------seconds------------- ------samples------\n"
 		    "index  %%total     total   waiting      self     total      self  function "
 		    "[index]  module\n");
-	} else {
-		profil_report_summary_print(r, "Call graph", out);
+	} else if (!opt->tsv) {
 		fprintf(out, "Counts are sampled stack counts, not call counts: total is the "
 		    "samples with the function\nanywhere on the stack (once per sample, also in "
 		    "recursion), self those with it at the\nleaf; a caller's or callee's line is "
@@ -398,39 +437,102 @@ graph_print(struct profil_report *r, struct graph *g, const struct profil_flat_o
 		    "index  %%total     total      self     total      self  function [index]  "
 		    "module\n");
 	}
-	for (i = 0; i < n; i++) {
-		row = &g->nodes[order[i]];
+	for (i = 0; i < v->nrows; i++) {
+		row = &v->nodes[v->order[i]];
 		if (opt->tsv) {
-			print_arcs(g, rank, by_callee, na, 1, order[i], opt, i + 1, out);
+			print_arcs(v, 1, v->order[i], opt, i + 1, out);
 			fprintf(out, "function\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64
 			    "\t%.6f\t%.6f\t%s\t%s", i + 1, i + 1, row->count[1], row->count[0],
 			    row->seconds[1], row->seconds[0], node_name(row, buf, sizeof(buf)),
 			    node_module(row, mod, sizeof(mod)));
-			if (g->wall)
+			if (v->wall)
 				fprintf(out, "\t%.6f", row->waiting);
 			fputc('\n', out);
-			print_arcs(g, rank, by_caller, na, 0, order[i], opt, i + 1, out);
+			print_arcs(v, 0, v->order[i], opt, i + 1, out);
 			continue;
 		}
-		print_arcs(g, rank, by_callee, na, 1, order[i], opt, i + 1, out);
+		print_arcs(v, 1, v->order[i], opt, i + 1, out);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
 		fprintf(out, "%-6s %6.2f %9.3f ", idx,
 		    total > 0 ? 100.0 * (double)row->count[1] / (double)total : 0.0,
 		    row->seconds[1]);
-		if (g->wall)
+		if (v->wall)
 			fprintf(out, "%9.3f ", row->waiting);
 		fprintf(out, "%9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n", row->seconds[0],
 		    row->count[1], row->count[0], node_name(row, buf, sizeof(buf)), i + 1,
 		    node_module(row, mod, sizeof(mod)));
-		print_arcs(g, rank, by_caller, na, 0, order[i], opt, i + 1, out);
+		print_arcs(v, 0, v->order[i], opt, i + 1, out);
 		fprintf(out, "-----------------------------------------------\n");
 	}
-	free(order);
-	free(rank);
-	free(by_caller);
-	free(by_callee);
-	if (fflush(out) != 0 || ferror(out))
-		return -EIO;
+	return 0;
+}
+
+/* The callers (k = 1) or callees (k = 0) of node as a JSON array named key. */
+static void
+arcs_json(const struct profil_graph_view *v, int k, size_t node, const char *key,
+    struct profil_json *j)
+{
+	const struct profil_graph_arc *arc;
+	const struct profil_graph_node *peer;
+	char buf[1024], mod[512];
+	size_t i, end;
+
+	profil_json_open(j, key, '[');
+	profil_graph_view_arcs(v, node, k, &i, &end);
+	for (; i < end; i++) {
+		arc = &v->arcs[v->by_arc[k][i]];
+		peer = &v->nodes[arc->key[!k]];
+		profil_json_open(j, NULL, '{');
+		profil_json_u64(j, "index", (uint64_t)v->rank[arc->key[!k]] + 1);
+		profil_json_u64(j, "samples", arc->count);
+		profil_json_num(j, "seconds", arc->seconds);
+		profil_json_str(j, "function", node_name(peer, buf, sizeof(buf)));
+		profil_json_str(j, "module", node_module(peer, mod, sizeof(mod)));
+		profil_json_close(j, '{');
+	}
+	profil_json_close(j, '[');
+}
+
+/* The JSON renderer of the call graph (docs/report-json.md). */
+static int
+graph_json(struct profil_report *r, const struct profil_graph_view *v, FILE *out)
+{
+	const struct profil_graph_node *row;
+	struct profil_json j;
+	char buf[1024], mod[512];
+	size_t i;
+	int err;
+
+	profil_json_init(&j, out);
+	profil_json_open(&j, NULL, '{');
+	profil_json_str(&j, "view", "graph");
+	err = profil_report_heading_json(r, &j);
+	if (err != 0)
+		return err;
+	profil_json_u64(&j, "total", v->total);
+	profil_json_bool(&j, "wall", v->wall);
+	profil_json_u64(&j, "nfunctions_all", v->nnodes);
+	profil_json_open(&j, "functions", '[');
+	for (i = 0; i < v->nrows; i++) {
+		row = &v->nodes[v->order[i]];
+		profil_json_open(&j, NULL, '{');
+		profil_json_u64(&j, "index", i + 1);
+		profil_json_num(&j, "percent_total", v->total > 0 ?
+		    100.0 * (double)row->count[1] / (double)v->total : 0.0);
+		profil_json_u64(&j, "total", row->count[1]);
+		profil_json_u64(&j, "self", row->count[0]);
+		profil_json_num(&j, "total_s", row->seconds[1]);
+		profil_json_num(&j, "self_s", row->seconds[0]);
+		if (v->wall)
+			profil_json_num(&j, "waiting_s", row->waiting);
+		profil_json_str(&j, "function", node_name(row, buf, sizeof(buf)));
+		profil_json_str(&j, "module", node_module(row, mod, sizeof(mod)));
+		arcs_json(v, 1, v->order[i], "callers", &j);
+		arcs_json(v, 0, v->order[i], "callees", &j);
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_close(&j, '{');
 	return 0;
 }
 
@@ -438,18 +540,17 @@ int
 profil_report_graph_print(struct profil_report *r, const struct profil_flat_options *opt,
     FILE *out)
 {
-	struct graph g;
+	struct profil_graph_view v;
 	int err;
 
-	memset(&g, 0, sizeof(g));
-	g.ids = malloc(PROFIL_FORMAT_MAX_DEPTH * sizeof(*g.ids));
-	err = g.ids == NULL ? -ENOMEM : profil_report_stacks(r, add_stack, &g);
-	if (err == 0)
-		err = graph_print(r, &g, opt, out);
-	free(g.ids);
-	free(g.nodes);
-	profil_index_release(&g.node_index);
-	free(g.arcs);
-	profil_index_release(&g.arc_index);
-	return err;
+	err = profil_graph_view_build(r, opt->limit, &v);
+	if (err != 0)
+		return err;
+	err = opt->json ? graph_json(r, &v, out) : graph_text(r, &v, opt, out);
+	profil_graph_view_release(&v);
+	if (err != 0)
+		return err;
+	if (fflush(out) != 0 || ferror(out))
+		return -EIO;
+	return 0;
 }

@@ -16,31 +16,15 @@
 
 #include "format/format.h"
 #include "report/escape.h"
+#include "report/json.h"
 #include "report/report.h"
 #include "report/stack.h"
 #include "report/symbols.h"
 #include "report/tally.h"
+#include "report/view.h"
 
 /* Names from the profile and the binaries, escaped (escape.h); buf is char[N]. */
 #define SHOW(s, buf)	profil_escape((s), (buf), sizeof(buf))
-
-/*
- * A row of either view after merging: rows are counted by (module, file pointer, line) while
- * walking, and merged by file name and line afterwards, since each compilation unit has its
- * own copy of a header's name.
- */
-struct line_row {
-	const char *file;		/* NULL: no line information, by function or address */
-	const char *comp_dir;		/* where a relative file is */
-	int line;
-	const char *function;		/* innermost function (--lines) */
-	const char *outer;		/* the function it is inlined into, or NULL */
-	const struct profil_module *module;
-	char *label;			/* module+0xoffset or [unmapped]: when nothing names it */
-	uint64_t offset;		/* --annotate's addresses */
-	uint64_t count;
-	double seconds;
-};
 
 struct lines {
 	struct profil_tally t;		/* ptr[0] the location, ptr[1] the module */
@@ -106,7 +90,7 @@ add_leaf(void *arg, const struct profil_stack *st)
 
 /* Fills row from a tally row: names from the location that was first seen there. */
 static int
-row_fill(struct line_row *row, const struct profil_tally_row *t)
+row_fill(struct profil_line_row *row, const struct profil_tally_row *t)
 {
 	const struct profil_location *loc = t->ptr[0];
 	size_t i = (size_t)t->count[1];
@@ -138,14 +122,14 @@ row_fill(struct line_row *row, const struct profil_tally_row *t)
 	return 0;
 }
 
-static const char *
-row_function(const struct line_row *row)
+const char *
+profil_line_row_function(const struct profil_line_row *row)
 {
 	return row->function != NULL ? row->function : row->label;
 }
 
-static const char *
-row_module(const struct line_row *row)
+const char *
+profil_line_row_module(const struct profil_line_row *row)
 {
 	return row->module != NULL ? profil_module_name(row->module) : "?";
 }
@@ -162,7 +146,7 @@ str_cmp(const char *a, const char *b)
 static int
 place_cmp(const void *a, const void *b)
 {
-	const struct line_row *x = a, *y = b;
+	const struct profil_line_row *x = a, *y = b;
 	int c = str_cmp(x->file, y->file);
 
 	if (c != 0)
@@ -171,10 +155,10 @@ place_cmp(const void *a, const void *b)
 		return x->line < y->line ? -1 : 1;
 	if (x->file != NULL)
 		return 0;
-	c = str_cmp(row_function(x), row_function(y));
+	c = str_cmp(profil_line_row_function(x), profil_line_row_function(y));
 	if (c != 0)
 		return c;
-	c = strcmp(row_module(x), row_module(y));
+	c = strcmp(profil_line_row_module(x), profil_line_row_module(y));
 	if (c != 0)
 		return c;
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
@@ -183,7 +167,7 @@ place_cmp(const void *a, const void *b)
 static int
 count_cmp(const void *a, const void *b)
 {
-	const struct line_row *x = a, *y = b;
+	const struct profil_line_row *x = a, *y = b;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
@@ -191,7 +175,7 @@ count_cmp(const void *a, const void *b)
 }
 
 static void
-rows_free(struct line_row *rows, size_t n)
+rows_free(struct profil_line_row *rows, size_t n)
 {
 	size_t i;
 
@@ -201,10 +185,10 @@ rows_free(struct line_row *rows, size_t n)
 }
 
 /* The rows of t, merged by place (same file name and line) and sorted by cmp; *n rows. */
-static struct line_row *
+static struct profil_line_row *
 rows_make(const struct profil_tally *t, int (*cmp)(const void *, const void *), size_t *n)
 {
-	struct line_row *rows = calloc(t->n + 1, sizeof(*rows));
+	struct profil_line_row *rows = calloc(t->n + 1, sizeof(*rows));
 	size_t i, k = 0;
 
 	*n = 0;
@@ -231,10 +215,8 @@ rows_make(const struct profil_tally *t, int (*cmp)(const void *, const void *), 
 	return rows;
 }
 
-/* A row's file as it can be opened: DWARF names files as the compiler was given them,
- * relative to its directory. */
-static const char *
-row_path(const struct line_row *row, char *buf, size_t len)
+const char *
+profil_line_row_path(const struct profil_line_row *row, char *buf, size_t len)
 {
 	if (row->file == NULL)
 		return "";
@@ -253,59 +235,140 @@ base_name(const char *path)
 }
 
 int
-profil_report_lines_print(struct profil_report *r, const struct profil_flat_options *opt,
-    FILE *out)
+profil_lines_view_build(struct profil_report *r, size_t limit, struct profil_lines_view *v)
 {
-	uint64_t total = profil_report_total(r);
+	struct profil_line_row *row;
 	struct lines ln;
-	struct line_row *rows;
-	char place[512], path[4096], shown[4 * 4096], fn[1024], outer[1024], mod[512];
-	double lo, hi;
-	size_t i, n = 0, nrows = 0;
+	size_t i;
 	int err;
 
+	memset(v, 0, sizeof(*v));
 	memset(&ln, 0, sizeof(ln));
+	v->total = profil_report_total(r);
 	err = profil_report_stacks(r, add_leaf, &ln);
-	rows = err == 0 ? rows_make(&ln.t, count_cmp, &nrows) : NULL;
-	if (err == 0 && rows == NULL)
+	v->rows = err == 0 ? rows_make(&ln.t, count_cmp, &v->nall) : NULL;
+	if (err == 0 && v->rows == NULL)
 		err = -ENOMEM;
 	profil_tally_release(&ln.t);
 	if (err != 0)
 		return err;
-	n = opt->limit > 0 && nrows > opt->limit ? opt->limit : nrows;
+	v->nrows = limit > 0 && v->nall > limit ? limit : v->nall;
+	for (i = 0; i < v->nrows; i++) {
+		row = &v->rows[i];
+		row->percent = 100.0 * (double)row->count / (double)v->total;
+		profil_share_interval(row->count, v->total, &row->lo, &row->hi);
+	}
+	return 0;
+}
+
+void
+profil_lines_view_release(struct profil_lines_view *v)
+{
+	rows_free(v->rows, v->nall);
+	memset(v, 0, sizeof(*v));
+}
+
+/* The text and --tsv renderers of --lines. */
+static void
+lines_text(const struct profil_lines_view *v, const struct profil_flat_options *opt, FILE *out)
+{
+	const struct profil_line_row *row;
+	char place[512], path[4096], shown[4 * 4096], fn[1024], outer[1024], mod[512];
+	size_t i;
+
 	if (opt->tsv)
 		fprintf(out, "percent\tci_low\tci_high\tself_s\tsamples\tfile\tline\tfunction\t"
 		    "inlined_into\tmodule\n");
-	else {
-		profil_report_summary_print(r, "Source lines", out);
+	else
 		fprintf(out, " %%time  95%% interval       self   samples  %-28s  function "
 		    "(inlined into)  module\n", "file:line");
-	}
-	for (i = 0; i < n; i++) {
-		profil_share_interval(rows[i].count, total, &lo, &hi);
+	for (i = 0; i < v->nrows; i++) {
+		row = &v->rows[i];
 		if (opt->tsv) {
 			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%" PRIu64 "\t%s\t%d\t%s\t%s\t%s\n",
-			    100.0 * (double)rows[i].count / (double)total, 100 * lo, 100 * hi,
-			    rows[i].seconds, rows[i].count,
-			    SHOW(row_path(&rows[i], path, sizeof(path)), shown), rows[i].line,
-			    SHOW(row_function(&rows[i]), fn),
-			    rows[i].outer != NULL ? SHOW(rows[i].outer, outer) : "",
-			    SHOW(row_module(&rows[i]), mod));
+			    row->percent, 100 * row->lo, 100 * row->hi, row->seconds, row->count,
+			    SHOW(profil_line_row_path(row, path, sizeof(path)), shown), row->line,
+			    SHOW(profil_line_row_function(row), fn),
+			    row->outer != NULL ? SHOW(row->outer, outer) : "",
+			    SHOW(profil_line_row_module(row), mod));
 			continue;
 		}
-		if (rows[i].file != NULL)
-			snprintf(place, sizeof(place), "%s:%d",
-			    SHOW(base_name(rows[i].file), shown), rows[i].line);
+		if (row->file != NULL)
+			snprintf(place, sizeof(place), "%s:%d", SHOW(base_name(row->file), shown),
+			    row->line);
 		else
 			snprintf(place, sizeof(place), "??");
 		fprintf(out, "%6.2f  %5.1f-%5.1f  %9.3f %9" PRIu64 "  %-28s  %s%s%s%s  %s\n",
-		    100.0 * (double)rows[i].count / (double)total, 100 * lo, 100 * hi,
-		    rows[i].seconds, rows[i].count, place, SHOW(row_function(&rows[i]), fn),
-		    rows[i].outer != NULL ? " (" : "",
-		    rows[i].outer != NULL ? SHOW(rows[i].outer, outer) : "",
-		    rows[i].outer != NULL ? ")" : "", SHOW(row_module(&rows[i]), mod));
+		    row->percent, 100 * row->lo, 100 * row->hi, row->seconds, row->count, place,
+		    SHOW(profil_line_row_function(row), fn), row->outer != NULL ? " (" : "",
+		    row->outer != NULL ? SHOW(row->outer, outer) : "",
+		    row->outer != NULL ? ")" : "", SHOW(profil_line_row_module(row), mod));
 	}
-	rows_free(rows, nrows);
+}
+
+/* The JSON renderer of --lines (docs/report-json.md): the TSV's columns, typed. */
+static int
+lines_json(struct profil_report *r, const struct profil_lines_view *v, FILE *out)
+{
+	const struct profil_line_row *row;
+	struct profil_json j;
+	char path[4096], shown[4 * 4096];
+	size_t i;
+	int err;
+
+	profil_json_init(&j, out);
+	profil_json_open(&j, NULL, '{');
+	profil_json_str(&j, "view", "lines");
+	err = profil_report_heading_json(r, &j);
+	if (err != 0)
+		return err;
+	profil_json_u64(&j, "total", v->total);
+	profil_json_u64(&j, "nrows_all", v->nall);
+	profil_json_open(&j, "rows", '[');
+	for (i = 0; i < v->nrows; i++) {
+		row = &v->rows[i];
+		profil_json_open(&j, NULL, '{');
+		profil_json_num(&j, "percent", row->percent);
+		profil_json_num(&j, "ci_low", 100 * row->lo);
+		profil_json_num(&j, "ci_high", 100 * row->hi);
+		profil_json_num(&j, "self_s", row->seconds);
+		profil_json_u64(&j, "samples", row->count);
+		profil_json_str(&j, "file", row->file == NULL ? NULL :
+		    SHOW(profil_line_row_path(row, path, sizeof(path)), shown));
+		profil_json_str(&j, "file_name", row->file == NULL ? NULL :
+		    SHOW(base_name(row->file), shown));
+		if (row->file != NULL)
+			profil_json_i64(&j, "line", row->line);
+		else
+			profil_json_str(&j, "line", NULL);
+		profil_json_str(&j, "function", SHOW(profil_line_row_function(row), shown));
+		profil_json_str(&j, "inlined_into", row->outer == NULL ? NULL :
+		    SHOW(row->outer, shown));
+		profil_json_str(&j, "module", SHOW(profil_line_row_module(row), shown));
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_close(&j, '{');
+	return 0;
+}
+
+int
+profil_report_lines_print(struct profil_report *r, const struct profil_flat_options *opt,
+    FILE *out)
+{
+	struct profil_lines_view v;
+	int err;
+
+	err = profil_lines_view_build(r, opt->limit, &v);
+	if (err == 0 && opt->json)
+		err = lines_json(r, &v, out);
+	else if (err == 0 && !opt->tsv)
+		err = profil_report_summary_print(r, "Source lines", out);
+	if (err == 0 && !opt->json)
+		lines_text(&v, opt, out);
+	profil_lines_view_release(&v);
+	if (err != 0)
+		return err;
 	if (fflush(out) != 0 || ferror(out))
 		return -EIO;
 	return 0;
@@ -360,14 +423,14 @@ source_open(const char *path, char **buf)
  * cannot be read prints the counted lines alone (the caller said so once).
  */
 static void
-print_source(const struct line_row *rows, size_t n, uint64_t matched,
-    const struct profil_flat_options *opt, FILE *out)
+print_source(const struct profil_line_row *rows, size_t n, const struct profil_flat_options *opt,
+    FILE *out)
 {
 	char text[4096], path[4096], *buf = NULL, shown[4 * 4096];
 	int line = 0, first, last;
 	size_t i = 0;
 	FILE *src;
-	const char *file = row_path(&rows[0], path, sizeof(path));
+	const char *file = profil_line_row_path(&rows[0], path, sizeof(path));
 
 	first = rows[0].line > 3 ? rows[0].line - 3 : 1;
 	last = rows[n - 1].line + 3;
@@ -380,12 +443,11 @@ print_source(const struct line_row *rows, size_t n, uint64_t matched,
 			if (opt->tsv)
 				fprintf(out, "line\t%s\t%d\t%" PRIu64 "\t%.4f\t%.6f\n",
 				    SHOW(file, shown),
-				    rows[i].line, rows[i].count,
-				    100.0 * (double)rows[i].count / (double)matched,
+				    rows[i].line, rows[i].count, rows[i].percent,
 				    rows[i].seconds);
 			else
 				fprintf(out, "%9" PRIu64 " %6.2f %6d\n", rows[i].count,
-				    100.0 * (double)rows[i].count / (double)matched, rows[i].line);
+				    rows[i].percent, rows[i].line);
 		return;
 	}
 	while (fgets(text, sizeof(text), src) != NULL && ++line <= last) {
@@ -405,7 +467,7 @@ print_source(const struct line_row *rows, size_t n, uint64_t matched,
 			i++;
 		if (i < n && rows[i].line == line)
 			fprintf(out, "%9" PRIu64 " %6.2f %6d  %s\n", rows[i].count,
-			    100.0 * (double)rows[i].count / (double)matched, line,
+			    rows[i].percent, line,
 			    profil_escape_text(text, shown, sizeof(shown)));
 		else
 			fprintf(out, "%9s %6s %6d  %s\n", ".", "", line,
@@ -416,38 +478,66 @@ print_source(const struct line_row *rows, size_t n, uint64_t matched,
 }
 
 int
-profil_report_annotate_print(struct profil_report *r, const char *function,
-    const struct profil_flat_options *opt, FILE *out)
+profil_annotate_view_build(struct profil_report *r, const char *function,
+    struct profil_annotate_view *v)
 {
-	struct line_row *rows = NULL, *addrs = NULL;
-	size_t i, j, n = 0, na = 0;
 	struct lines ln;
+	size_t i;
 	int err;
 
+	memset(v, 0, sizeof(*v));
 	memset(&ln, 0, sizeof(ln));
+	v->function = function;
+	v->total = profil_report_total(r);
 	ln.function = function;
 	err = profil_report_stacks(r, add_leaf, &ln);
 	if (err == 0 && ln.matched == 0)
 		err = -ENOENT;
 	if (err == 0) {
-		rows = rows_make(&ln.t, place_cmp, &n);
-		addrs = rows_make(&ln.addrs, place_cmp, &na);
-		if (rows == NULL || addrs == NULL)
+		v->matched = ln.matched;
+		v->lines = rows_make(&ln.t, place_cmp, &v->nlines);
+		v->addrs = rows_make(&ln.addrs, place_cmp, &v->naddrs);
+		if (v->lines == NULL || v->addrs == NULL)
 			err = -ENOMEM;
 	}
 	profil_tally_release(&ln.t);
 	profil_tally_release(&ln.addrs);
 	if (err != 0) {
-		rows_free(rows, n);
-		rows_free(addrs, na);
+		profil_annotate_view_release(v);
 		return err;
 	}
+	for (i = 0; i < v->nlines; i++)
+		v->lines[i].percent = 100.0 * (double)v->lines[i].count / (double)v->matched;
+	for (i = 0; i < v->naddrs; i++)
+		v->addrs[i].percent = 100.0 * (double)v->addrs[i].count / (double)v->matched;
+	return 0;
+}
+
+void
+profil_annotate_view_release(struct profil_annotate_view *v)
+{
+	rows_free(v->lines, v->nlines);
+	rows_free(v->addrs, v->naddrs);
+	memset(v, 0, sizeof(*v));
+}
+
+/* The text and --tsv renderers of --annotate. */
+static int
+annotate_text(struct profil_report *r, const struct profil_annotate_view *v,
+    const struct profil_flat_options *opt, FILE *out)
+{
+	const struct profil_line_row *rows = v->lines, *addrs = v->addrs;
+	size_t i, j, n = v->nlines, na = v->naddrs;
+	int err;
+
 	if (opt->tsv) {
 		fprintf(out, "kind\tplace\tline\tsamples\tpercent\tself_s\n");
 	} else {
-		profil_report_summary_print(r, "Annotation", out);
-		fprintf(out, "%s: %" PRIu64 " samples, %.2f%% of all\n\n", function, ln.matched,
-		    100.0 * (double)ln.matched / (double)profil_report_total(r));
+		err = profil_report_summary_print(r, "Annotation", out);
+		if (err != 0)
+			return err;
+		fprintf(out, "%s: %" PRIu64 " samples, %.2f%% of all\n\n", v->function, v->matched,
+		    100.0 * (double)v->matched / (double)v->total);
 		fprintf(out, "  samples      %%   line  source\n");
 	}
 	for (i = 0; i < n; i = j) {
@@ -457,25 +547,91 @@ profil_report_annotate_print(struct profil_report *r, const char *function,
 			continue;
 		if (!opt->tsv && i > 0)
 			fprintf(out, "\n");
-		print_source(rows + i, j - i, ln.matched, opt, out);
+		print_source(rows + i, j - i, opt, out);
 	}
 	if (!opt->tsv)
 		fprintf(out, "\nBy address:\n  samples      %%  address\n");
 	for (i = 0; i < na; i++) {
 		char where[512], mod[512];
 
-		snprintf(where, sizeof(where), "%s+0x%" PRIx64, SHOW(row_module(&addrs[i]), mod),
-		    addrs[i].offset);
+		snprintf(where, sizeof(where), "%s+0x%" PRIx64,
+		    SHOW(profil_line_row_module(&addrs[i]), mod), addrs[i].offset);
 		if (opt->tsv)
 			fprintf(out, "address\t%s\t\t%" PRIu64 "\t%.4f\t%.6f\n", where,
-			    addrs[i].count, 100.0 * (double)addrs[i].count / (double)ln.matched,
-			    addrs[i].seconds);
+			    addrs[i].count, addrs[i].percent, addrs[i].seconds);
 		else
-			fprintf(out, "%9" PRIu64 " %6.2f  %s\n", addrs[i].count,
-			    100.0 * (double)addrs[i].count / (double)ln.matched, where);
+			fprintf(out, "%9" PRIu64 " %6.2f  %s\n", addrs[i].count, addrs[i].percent,
+			    where);
 	}
-	rows_free(rows, n);
-	rows_free(addrs, na);
+	return 0;
+}
+
+/* The JSON renderer of --annotate (docs/report-json.md): no source text, which --tsv has
+ * not either; lines and addresses with their counts. */
+static int
+annotate_json(struct profil_report *r, const struct profil_annotate_view *v, FILE *out)
+{
+	const struct profil_line_row *row;
+	struct profil_json j;
+	char path[4096], shown[4 * 4096];
+	size_t i;
+	int err;
+
+	profil_json_init(&j, out);
+	profil_json_open(&j, NULL, '{');
+	profil_json_str(&j, "view", "annotate");
+	err = profil_report_heading_json(r, &j);
+	if (err != 0)
+		return err;
+	profil_json_str(&j, "function", SHOW(v->function, shown));
+	profil_json_u64(&j, "samples", v->matched);
+	profil_json_num(&j, "percent", 100.0 * (double)v->matched / (double)v->total);
+	profil_json_u64(&j, "total", v->total);
+	profil_json_open(&j, "lines", '[');
+	for (i = 0; i < v->nlines; i++) {
+		row = &v->lines[i];
+		if (row->file == NULL)
+			continue;
+		profil_json_open(&j, NULL, '{');
+		profil_json_str(&j, "file", SHOW(profil_line_row_path(row, path, sizeof(path)),
+		    shown));
+		profil_json_i64(&j, "line", row->line);
+		profil_json_u64(&j, "samples", row->count);
+		profil_json_num(&j, "percent", row->percent);
+		profil_json_num(&j, "self_s", row->seconds);
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_open(&j, "addresses", '[');
+	for (i = 0; i < v->naddrs; i++) {
+		row = &v->addrs[i];
+		profil_json_open(&j, NULL, '{');
+		profil_json_str(&j, "module", SHOW(profil_line_row_module(row), shown));
+		profil_json_u64(&j, "offset", row->offset);
+		profil_json_u64(&j, "samples", row->count);
+		profil_json_num(&j, "percent", row->percent);
+		profil_json_num(&j, "self_s", row->seconds);
+		profil_json_close(&j, '{');
+	}
+	profil_json_close(&j, '[');
+	profil_json_close(&j, '{');
+	return 0;
+}
+
+int
+profil_report_annotate_print(struct profil_report *r, const char *function,
+    const struct profil_flat_options *opt, FILE *out)
+{
+	struct profil_annotate_view v;
+	int err;
+
+	err = profil_annotate_view_build(r, function, &v);
+	if (err != 0)
+		return err;
+	err = opt->json ? annotate_json(r, &v, out) : annotate_text(r, &v, opt, out);
+	profil_annotate_view_release(&v);
+	if (err != 0)
+		return err;
 	if (fflush(out) != 0 || ferror(out))
 		return -EIO;
 	return 0;

@@ -166,6 +166,7 @@ void profil_share_interval(uint64_t k, uint64_t n, double *lo, double *hi);
 struct profil_flat_options {
 	size_t limit;		/* rows at most; 0 for all */
 	int tsv;		/* tab-separated values with a header line, for scripts */
+	int json;		/* one JSON document (docs/report-json.md), for scripts */
 };
 
 /* Prints the flat view (gprof's columns plus the interval, function and module) to out.
@@ -179,9 +180,10 @@ int profil_report_flat_print(struct profil_report *r, const struct profil_flat_o
  * as the rows count them, achieved and requested rate, clock, how it ended), and a count of
  * those without.  Beyond PROFIL_SUMMARY_PROCESSES
  * processes with samples, one line per program instead (its processes, samples, seconds).
+ * Returns 0 or -ENOMEM (the heading is built as data first: view.h).
  */
 #define PROFIL_SUMMARY_PROCESSES	16
-void profil_report_summary_print(struct profil_report *r, const char *title, FILE *out);
+int profil_report_summary_print(struct profil_report *r, const char *title, FILE *out);
 
 /*
  * The call graph of -g recordings, from sampled stacks (report/stack.h): per function, the
