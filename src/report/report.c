@@ -388,6 +388,10 @@ profil_report_time_add(struct profil_report_time *sum, const struct profil_repor
 	sum->seconds += t->seconds;
 	sum->waiting_seconds += t->waiting_seconds;
 	sum->wall |= t->wall;
+	sum->kernel |= t->kernel;
+	sum->user_only |= t->user_only;
+	sum->scaled |= t->scaled;
+	sum->unsampled_seconds += t->unsampled_seconds;
 }
 
 void
@@ -407,6 +411,10 @@ profil_report_time(const struct profil_report *r, size_t i, struct profil_report
 		one.seconds = rf->seconds;
 		one.waiting_seconds = rf->waiting_seconds;
 		one.wall = (rf->f->hdr.flags & PROFIL_HDR_WALL) != 0;
+		one.kernel = (rf->f->hdr.flags & PROFIL_HDR_KERNEL) != 0;
+		one.user_only = !one.kernel && (rf->f->hdr.flags & PROFIL_HDR_SYSTEM_NS) != 0;
+		one.unsampled_seconds = one.user_only ? (double)rf->f->hdr.system_ns / 1e9 : 0;
+		one.scaled = one.user_only && rf->f->hdr.clock != PROFIL_FILE_CLOCK_OUTSIDE;
 		profil_report_time_add(t, &one);
 	}
 }
@@ -414,18 +422,31 @@ profil_report_time(const struct profil_report *r, size_t i, struct profil_report
 const char *
 profil_report_time_say(const struct profil_report_time *t, int seconds, char *buf, size_t len)
 {
+	/* Which CPU time the samples are: files of both kinds together are just "CPU". */
+	int user = t->user_only && !t->kernel && !t->scaled;
+	const char *cpu = t->kernel && !t->user_only ? "CPU, user and kernel" : user ? "user CPU" :
+	    "CPU";
+	const char *on = t->kernel && !t->user_only ? "on a CPU (user and kernel)" :
+	    user ? "on a CPU (user)" : "on a CPU";
+	int n = 0;
+
 	if (!t->wall && !seconds)
-		snprintf(buf, len, "%" PRIu64 " samples", t->samples);
+		n = snprintf(buf, len, "%" PRIu64 " samples", t->samples);
 	else if (!t->wall)
-		snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of CPU", t->samples,
-		    t->seconds);
+		n = snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of %s", t->samples,
+		    t->seconds, cpu);
 	else if (!seconds)
-		snprintf(buf, len, "%" PRIu64 " samples (%" PRIu64 " on a CPU, %" PRIu64
+		n = snprintf(buf, len, "%" PRIu64 " samples (%" PRIu64 " on a CPU, %" PRIu64
 		    " waiting)", t->samples, t->samples - t->waiting, t->waiting);
 	else
-		snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of threads' time: %.3f on "
-		    "a CPU, %.3f waiting", t->samples, t->seconds,
-		    t->seconds - t->waiting_seconds, t->waiting_seconds);
+		n = snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of threads' time: %.3f "
+		    "%s, %.3f waiting", t->samples, t->seconds, t->seconds - t->waiting_seconds,
+		    on, t->waiting_seconds);
+	/* The time the samples could not see, as the kernel counted it. */
+	if (seconds && t->user_only && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, t->scaled && !t->kernel ?
+		    ", %.3f of them in the kernel, not sampled there" :
+		    "; %.3f seconds in the kernel, not sampled", t->unsampled_seconds);
 	return buf;
 }
 
