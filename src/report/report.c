@@ -423,13 +423,23 @@ const char *
 profil_report_time_say(const struct profil_report_time *t, int seconds, char *buf, size_t len)
 {
 	/* Which CPU time the samples are: files of both kinds together are just "CPU". */
-	int user = t->user_only && !t->kernel && !t->scaled;
-	const char *cpu = t->kernel && !t->user_only ? "CPU, user and kernel" : user ? "user CPU" :
-	    "CPU";
-	const char *on = t->kernel && !t->user_only ? "on a CPU (user and kernel)" :
-	    user ? "on a CPU (user)" : "on a CPU";
+	int both = t->kernel && !t->user_only, user = t->user_only && !t->kernel && !t->scaled;
+	int scaled = t->user_only && !t->kernel && t->scaled;
+	const char *cpu = both ? "CPU, user and kernel" : user ? "user CPU" : "CPU";
+	char on[96];
 	int n = 0;
 
+	/* With --wall, what the time on a CPU holds goes with it, before the waiting. */
+	if (both)
+		snprintf(on, sizeof(on), "on a CPU (user and kernel)");
+	else if (user)
+		snprintf(on, sizeof(on), "on a CPU (user; %.3f more in the kernel, not sampled)",
+		    t->unsampled_seconds);
+	else if (scaled)
+		snprintf(on, sizeof(on), "on a CPU (%.3f in the kernel, not sampled there)",
+		    t->unsampled_seconds);
+	else
+		snprintf(on, sizeof(on), "on a CPU");
 	if (!t->wall && !seconds)
 		n = snprintf(buf, len, "%" PRIu64 " samples", t->samples);
 	else if (!t->wall)
@@ -443,10 +453,14 @@ profil_report_time_say(const struct profil_report_time *t, int seconds, char *bu
 		    "%s, %.3f waiting", t->samples, t->seconds, t->seconds - t->waiting_seconds,
 		    on, t->waiting_seconds);
 	/* The time the samples could not see, as the kernel counted it. */
-	if (seconds && t->user_only && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, t->scaled && !t->kernel ?
-		    ", %.3f of them in the kernel, not sampled there" :
-		    "; %.3f seconds in the kernel, not sampled", t->unsampled_seconds);
+	if (!seconds || !t->user_only || n < 0 || (size_t)n >= len || (t->wall && !t->kernel))
+		return buf;
+	if (scaled)
+		snprintf(buf + n, len - (size_t)n, ", %.3f of them in the kernel, not sampled there",
+		    t->unsampled_seconds);
+	else
+		snprintf(buf + n, len - (size_t)n, "; %.3f seconds in the kernel, not sampled",
+		    t->unsampled_seconds);
 	return buf;
 }
 

@@ -105,8 +105,10 @@ void profil_report_time_add(struct profil_report_time *sum, const struct profil_
  * C on a CPU, W waiting".  CPU is "CPU, user and kernel" where the kernel was sampled, and
  * "user CPU" where it was not and the kernel counted its time, which follows: "; K seconds in
  * the kernel, not sampled"; or from inside the program, whose seconds are all its CPU time,
- * "S seconds of CPU, K of them in the kernel, not sampled there".  With seconds 0, the counts alone: "N samples", or for --wall
- * "N samples (C on a CPU, W waiting)".  Returns buf (len bytes).
+ * "S seconds of CPU, K of them in the kernel, not sampled there".  With --wall the same goes
+ * with the time on a CPU: "C on a CPU (user; K more in the kernel, not sampled)", or "C on a
+ * CPU (K in the kernel, not sampled there)".  With seconds 0, the counts alone: "N samples",
+ * or for --wall "N samples (C on a CPU, W waiting)".  Returns buf (len bytes).
  */
 const char *profil_report_time_say(const struct profil_report_time *t, int seconds, char *buf,
     size_t len);
