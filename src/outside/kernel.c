@@ -47,9 +47,10 @@ profil_outside_system_update(struct profil_outside_image *im)
 {
 	int64_t ns = profil_outside_system_ns(im->pid);
 
-	if (ns < 0)
+	/* The count only grows: less is another process that got the pid after a reaping. */
+	if (ns < 0 || (uint64_t)ns < im->system_base_ns + im->system_ns)
 		return;
-	im->system_ns = (uint64_t)ns > im->system_base_ns ? (uint64_t)ns - im->system_base_ns : 0;
+	im->system_ns = (uint64_t)ns - im->system_base_ns;
 	im->system_known = 1;
 }
 
