@@ -91,6 +91,23 @@ then
 	'
 fi
 
+# CAP_PERFMON alone: the kernel may be sampled, but kallsyms reads as zeros without CAP_SYSLOG
+# (kptr_restrict 0 shows addresses only where perf_event_paranoid <= 1).  profil(1): "such code
+# is one function, [kernel], rather than a wrong name".
+if [ -d n ] && [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups \
+	--inh-caps=+perfmon --ambient-caps=+perfmon true 2> /dev/null
+then
+	test_expect_success 'CAP_PERFMON without kallsyms addresses: kernel samples, one [kernel]' '
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+perfmon \
+			--ambient-caps=+perfmon env LD_LIBRARY_PATH="$TRASH/n" \
+			n/profil record -q -o "$TRASH/n/cap" -- n/syscalls 50000 > out &&
+		"$PROFIL" dump n/cap/*.profil > d && ! grep "^code .* kallsyms " d &&
+		"$PROFIL" report --tsv n/cap > cap.tsv &&
+		awk -F "\t" "\$8 == \"[kernel]\" { print \$7, \$6 }" cap.tsv > kfuncs &&
+		cat kfuncs && test "$(wc -l < kfuncs)" = 1 && grep -q "^\[kernel\] [0-9]" kfuncs
+	'
+fi
+
 for clock in ring timer; do
 	test_expect_success "inside ($clock clock): the report says the seconds in the kernel" '
 		"$PROFIL" record -q --clock $clock -o $clock -- "$REC/syscalls" 100000 > out &&
