@@ -4,7 +4,7 @@
 # recorded by profil record and by perf record (user code only, as profil samples), at 1 kHz.
 # Rows, interleaved, BENCH_RUNS runs each (default 3), medians:
 #   none     unprofiled
-#   profil   profil record (names copied into the profile when it is written)
+#   profil   profil record --user-only (names copied into the profile when it is written)
 #   perf     perf record -F 1000 --all-user (names read from /tmp by perf report)
 # Reported: wall and CPU (the whole process tree, the profiler's own process included) as
 # ratios to the unprofiled run (the work is fixed: 700 and 1000 rounds); of the last run, the samples, the share of them named (not
@@ -38,7 +38,7 @@ row() {
 	shift 4
 	case $tool in
 	none) "$W/cputime" "$d/time" "$@" ;;
-	profil) "$W/cputime" "$d/time" "$PROFIL" record -o "$d/out" -- "$@" ;;
+	profil) "$W/cputime" "$d/time" "$PROFIL" record --user-only -o "$d/out" -- "$@" ;;
 	perf) "$W/cputime" "$d/time" perf record -q -F 1000 --all-user -o "$d/perf.data" -- "$@" ;;
 	esac > /dev/null 2>&1 || { echo "jit.sh: $w $tool failed" >&2; return 1; }
 	echo "$w $tool $(cat "$d/time")"

@@ -4,7 +4,7 @@
 # short processes (sh running sha256sum 300 times), and the report over the hundreds of files
 # such a loop leaves.  Rows, interleaved, BENCH_RUNS runs each (default 5), medians:
 #   none      unprofiled
-#   profil    profil record (from outside)
+#   profil    profil record --user-only (from outside; user space alone, as perf's :u)
 #   inside    profil record --clock ring (the preloaded recorder)
 #   perf      perf record -e cpu-clock:u
 # all at 1 kHz.  Reported: wall and CPU (whole process tree, the profiler included) as ratios
@@ -31,7 +31,7 @@ row() {
 	shift 3
 	case $tool in
 	none) "$W/cputime" "$d/time" "$@" ;;
-	profil) "$W/cputime" "$d/time" "$PROFIL" record -o "$d/out" -- "$@" ;;
+	profil) "$W/cputime" "$d/time" "$PROFIL" record --user-only -o "$d/out" -- "$@" ;;
 	inside) "$W/cputime" "$d/time" "$PROFIL" record --clock ring -o "$d/out" -- "$@" ;;
 	perf) "$W/cputime" "$d/time" perf record -q -e cpu-clock:u -c 1000000 \
 		-o "$d/perf.data" -- "$@" ;;

@@ -7,7 +7,8 @@
 # dlopen'ed one it closes before exiting (BLOCKS calibrated to BENCH_RECORD_SECONDS of CPU,
 # default 1), BENCH_RUNS (default 3) runs of every row, interleaved.  Rows:
 #   none            unprofiled: the baseline
-#   profil HZ       profil record -F HZ (from outside: perf events read by profil itself)
+#   profil HZ       profil record --user-only -F HZ (from outside: perf events read by profil
+#                   itself; user space alone, as perf's cpu-clock:u)
 #   inside HZ       profil record -F HZ --clock ring (the preloaded recorder, the fallback)
 #   perf HZ         perf record -e cpu-clock:u -c 1e9/HZ (the kernel writes a ring buffer)
 #   gperftools HZ   LD_PRELOAD=libprofiler.so CPUPROFILE_FREQUENCY=HZ (ITIMER_PROF, SIGPROF)
@@ -85,7 +86,7 @@ run_row() {
 	none)
 		timed "$d/run" $SPLIT ;;
 	profil)
-		timed "$d/run" "$PROFIL" record -F "$hz" -o "$d/out" -- $SPLIT ;;
+		timed "$d/run" "$PROFIL" record --user-only -F "$hz" -o "$d/out" -- $SPLIT ;;
 	inside)
 		timed "$d/run" "$PROFIL" record --clock ring -F "$hz" -o "$d/out" -- $SPLIT ;;
 	perf)

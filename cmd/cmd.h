@@ -67,6 +67,7 @@ struct profil_cmd_record_opts {
 	int frame_pointers;		/* --call-graph fp */
 	unsigned int stack_copy;	/* --call-graph cfi,SIZE; 0: the default */
 	int wall;			/* --wall */
+	int user_only;			/* --user-only: no kernel samples */
 	const char *dir;		/* as given, or NULL */
 	int noexec;
 	const char *clock;		/* as given, or NULL (auto) */

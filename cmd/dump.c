@@ -38,12 +38,13 @@ dump(const struct profil_file *f)
 	printf("header version=%u pid=%u ppid=%u progname=%s exe=%s requested_hz=%u "
 	    "achieved_hz=%.3f clock=%s exit=%s code=%d samples=%" PRIu64 " ticks=%" PRIu64
 	    " dropped=%" PRIu64 " cpu_ns=%" PRIu64 " start_ns=%" PRIu64 " end_ns=%" PRIu64
-	    " flags=%#x max_depth=%u threads=%u thread_failures=%u\n", f->version, h->pid,
+	    " flags=%#x max_depth=%u threads=%u thread_failures=%u system_ns=%" PRIu64 "\n",
+	    f->version, h->pid,
 	    h->ppid, SHOW(h->progname, prog), SHOW(h->exe, path), h->requested_hz,
 	    (double)h->achieved_mhz / 1000.0,
 	    profil_file_clock_name(h->clock), profil_file_exit_name(h->exit_kind), h->exit_code,
 	    h->samples, h->ticks, h->dropped, h->cpu_ns, h->start_ns, h->end_ns, h->flags,
-	    h->max_depth, h->threads, h->thread_failures);
+	    h->max_depth, h->threads, h->thread_failures, h->system_ns);
 	for (i = 0; i < f->nmaps; i++) {
 		const struct profil_file_mapping *m = &f->maps[i];
 
@@ -61,7 +62,8 @@ dump(const struct profil_file *f)
 	for (i = 0; i < f->ncodes; i++)
 		printf("code 0x%" PRIx64 "-0x%" PRIx64 " %s %s\n", f->codes[i].start,
 		    f->codes[i].start + f->codes[i].size,
-		    f->codes[i].source == PROFIL_CODE_JITDUMP ? "jitdump" : "perf-map",
+		    f->codes[i].source == PROFIL_CODE_JITDUMP ? "jitdump" :
+		    f->codes[i].source == PROFIL_CODE_KERNEL ? "kallsyms" : "perf-map",
 		    SHOW(f->codes[i].name, path));
 	for (i = 0; i < f->nsamples; i++) {
 		const struct profil_file_sample *s = &f->samples[i];

@@ -43,10 +43,11 @@ static volatile sig_atomic_t got_signal;	/* the last SIGTERM, SIGHUP or SIGINT *
 static int
 usage(FILE *f)
 {
-	fprintf(f, "usage: profil record [-F HZ] [-g] [--wall] [-o DIR] [--append] [-q] [-x]\n"
-	    "           [--clock CLOCK] -- COMMAND [ARGS...]\n"
-	    "       profil record [-F HZ] [-g] [-o DIR] [--append] [-q] -p PID[,PID...]\n"
-	    "       profil record -a [-F HZ] [-g] [--wall] [-o DIR] [--append] [-q]\n"
+	fprintf(f, "usage: profil record [-F HZ] [-g] [--wall] [--user-only] [-o DIR] [--append]\n"
+	    "           [-q] [-x] [--clock CLOCK] -- COMMAND [ARGS...]\n"
+	    "       profil record [-F HZ] [-g] [--user-only] [-o DIR] [--append] [-q]\n"
+	    "           -p PID[,PID...]\n"
+	    "       profil record -a [-F HZ] [-g] [--wall] [--user-only] [-o DIR] [--append] [-q]\n"
 	    "           [-- COMMAND [ARGS...]]\n"
 	    "  -F, --freq HZ   samples per second of each thread's CPU time, 1..20000\n"
 	    "                  (default 1000)\n"
@@ -58,6 +59,8 @@ usage(FILE *f)
 	    "  --wall          also sample threads while they wait (sleep, I/O, locks), on\n"
 	    "                  wall-clock time, with their stacks (default -F 100);\n"
 	    "                  outside, or inside by the recorder's thread\n"
+	    "  --user-only     no samples in the kernel, even where it allows them (root,\n"
+	    "                  CAP_PERFMON, kernel.perf_event_paranoid <= 1)\n"
 	    "  -o, --output DIR  where the profiles go (default ./profil.out/); a recording\n"
 	    "                  there is kept as DIR.old\n"
 	    "  --append        add to the recording in DIR instead\n"
@@ -602,17 +605,24 @@ struct command_wait {
 	pid_t pid;
 	int status;
 	int ended;
+	struct profil_outside *s;
 };
 
 static int
 command_done(void *arg)
 {
 	struct command_wait *w = arg;
+	siginfo_t si;
 
 	if (got_signal == SIGTERM || got_signal == SIGHUP) {
 		kill(w->pid, got_signal);
 		got_signal = 0;
 	}
+	/* Its last counts are read while it is a zombie: reaped, /proc forgets it. */
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	    si.si_pid == w->pid)
+		profil_outside_exited(w->s, w->pid);
 	w->ended = waitpid(w->pid, &w->status, WNOHANG) == w->pid;
 	return w->ended;
 }
@@ -628,7 +638,7 @@ record_outside(const struct profil_cmd_record_opts *o, char **cmd, const struct 
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
-	struct command_wait w = { 0, 0, 0 };
+	struct command_wait w = { 0, 0, 0, NULL };
 	struct rlimit nofile, raised;
 	sigset_t blocked, old;
 	char err[512] = "", go;
@@ -639,6 +649,7 @@ record_outside(const struct profil_cmd_record_opts *o, char **cmd, const struct 
 	so.frame_pointers = o->frame_pointers;
 	so.stack_copy = o->stack_copy;
 	so.wall = o->wall;
+	so.user_only = o->user_only;
 	so.follow_exec = !o->noexec;
 	so.system_wide = o->all;
 	so.dirfd = out->fd;
@@ -646,6 +657,7 @@ record_outside(const struct profil_cmd_record_opts *o, char **cmd, const struct 
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
 	}
+	w.s = s;
 	/*
 	 * The events take descriptors of ours, one per CPU: as many as we may have, while the
 	 * command gets the limit it was given back before it execs.
@@ -802,6 +814,7 @@ record_attach(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *
 	so.frame_pointers = o->frame_pointers;
 	so.stack_copy = o->stack_copy;
 	so.wall = o->wall;
+	so.user_only = o->user_only;
 	so.follow_exec = 1;
 	so.dirfd = -1;
 	if (profil_outside_new(&so, &s) < 0) {
@@ -899,6 +912,7 @@ record_system(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *
 	so.frame_pointers = o->frame_pointers;
 	so.stack_copy = o->stack_copy;
 	so.wall = o->wall;
+	so.user_only = o->user_only;
 	so.follow_exec = !o->noexec;
 	so.system_wide = 1;
 	so.dirfd = out->fd;
@@ -1009,6 +1023,7 @@ profil_cmd_record(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "wall", no_argument, NULL, 'W' },
+		{ "user-only", no_argument, NULL, 'U' },
 		{ "append", no_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1065,6 +1080,9 @@ profil_cmd_record(int argc, char **argv)
 			break;
 		case 'W':
 			o.wall = 1;
+			break;
+		case 'U':
+			o.user_only = 1;
 			break;
 		case 'A':
 			o.append = 1;

@@ -107,9 +107,10 @@ test_expect_success 'threads and processes made by raw clone(2): each a third' '
 # Start-up in the dynamic loader: a loop of short processes spends most of its time there, as
 # perf, recording the same run inside profil, shows.  The bound comes from the samples both took,
 # whatever a busy machine left of them (a loaded run once gave profil 3 in ld.so of 4, perf 1 of
-# 2: the same shares, too few for a fixed minimum); ld.so must be sampled at all.
+# 2: the same shares, too few for a fixed minimum); ld.so must be sampled at all.  perf samples
+# user space alone (cpu-clock:u), so profil does too (--user-only).
 test_expect_success 'the dynamic loader'"'"'s start-up is sampled, as perf sees it' '
-	"$PROFIL" record -o ld -- perf record -q -e cpu-clock:u -c 1000000 -o ld.data -- \
+	"$PROFIL" record --user-only -o ld -- perf record -q -e cpu-clock:u -c 1000000 -o ld.data -- \
 		sh -c "for i in \$(seq 1500); do sha256sum /dev/null; done" > /dev/null 2> ld.err &&
 	{ head -n 5 ld.err; ls ld | sed -n "s/\.[0-9]*\.profil$//p" | sort | uniq -c; } &&
 	rm -f ld/perf.*.profil && "$PROFIL" report --tsv ld > ld.tsv &&

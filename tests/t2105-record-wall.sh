@@ -79,7 +79,7 @@ test_expect_success 'burning, sleeping, blocked in read: a third each, no EINTR'
 
 test_expect_success 'the report puts on-CPU and waiting time apart, and names the waits' '
 	"$PROFIL" report root > report.txt 2> /dev/null && head -n 8 report.txt &&
-	grep -q "seconds of threads. time: .* on a CPU, .* waiting" report.txt &&
+	grep -q "seconds of threads. time: .* on a CPU.*, .* waiting" report.txt &&
 	grep -q "\\[wait: clock_nanosleep, sleeping\\]" report.txt &&
 	grep -q "\\[wait: read, sleeping\\]" report.txt
 '

@@ -130,8 +130,9 @@ compare() {
 	(
 		cd "$name" &&
 		# perf runs inside profil: perf 6.1 aborts in its build-id code when the process it
-		# records opens perf events of its own.  perf's own process is then left out.
-		"$P" record -F 1000 -o profil.out -- \
+		# records opens perf events of its own.  perf's own process is then left out.  Both
+		# sample user space alone (perf's :u, profil's --user-only).
+		"$P" record --user-only -F 1000 -o profil.out -- \
 			perf record -q -e cpu-clock:u -c 1000000 -o perf.data -- "$@" \
 			> /dev/null 2> record.err &&
 		rm -f profil.out/perf.*.profil &&

@@ -64,6 +64,9 @@ enum profil_exit_kind {
 #define PROFIL_HDR_PROGRAM_SIGPROF 0x2	/* the program had its own SIGPROF or ITIMER_PROF */
 #define PROFIL_HDR_WALL		0x4	/* waiting threads sampled too (--wall): PROFIL_PC_WAIT */
 #define PROFIL_HDR_WAIT_CPU	0x8	/* and waits for a CPU too: PROFIL_PC_WAIT_CPU */
+#define PROFIL_HDR_KERNEL	0x10	/* time in the kernel was sampled too: pcs at or above
+					   PROFIL_PC_KERNEL_MIN, in the "[kernel]" mapping */
+#define PROFIL_HDR_SYSTEM_NS	0x20	/* system_ns holds the kernel's own count */
 
 /* Epochs: the mapping generation.  unload_epoch of a mapping still present at the end. */
 #define PROFIL_EPOCH_NEVER	UINT32_MAX
@@ -88,6 +91,10 @@ struct profil_file_header {
 	uint32_t thread_failures;	/* threads that could not be armed */
 	char *progname;			/* basename of the program, NUL-terminated */
 	char *exe;			/* /proc/self/exe at start, or "" */
+	/* Appended after the strings (files before it end there): the CPU time the kernel
+	 * accounted to the process in kernel mode while it was recorded (stime), ns, whether
+	 * samples were taken there or not; meaningful with PROFIL_HDR_SYSTEM_NS. */
+	uint64_t system_ns;
 };
 
 /*
@@ -123,6 +130,7 @@ struct profil_file_code {
 
 #define PROFIL_CODE_PERF_MAP	1	/* /tmp/perf-PID.map */
 #define PROFIL_CODE_JITDUMP	2	/* jit-PID.dump */
+#define PROFIL_CODE_KERNEL	3	/* /proc/kallsyms, of the kernel and its modules */
 
 struct profil_file_thread {
 	uint32_t tid;
@@ -255,6 +263,16 @@ uint32_t profil_crc32(uint32_t crc, const void *data, size_t len);
 #define PROFIL_PC_CUT_RULE	UINT64_C(0xfffffffffffff003)	/* no unwind rule to follow */
 /* The rule needs the frame pointer, which a waiting thread's registers (/proc) leave out. */
 #define PROFIL_PC_CUT_FP	UINT64_C(0xfffffffffffff004)
+
+/*
+ * Kernel code (PROFIL_HDR_KERNEL): the upper half of the address space, where no user code is
+ * on any 64-bit Linux architecture.  A recorder that samples the kernel writes one MAPPING,
+ * path PROFIL_KERNEL_PATH, from here to PROFIL_PC_WAIT_MIN with offset equal to its start (so
+ * offsets are addresses), and a CODE record (source PROFIL_CODE_KERNEL) for each kernel
+ * function its samples' pcs fall in, when /proc/kallsyms gave their addresses.
+ */
+#define PROFIL_PC_KERNEL_MIN	UINT64_C(0x8000000000000000)
+#define PROFIL_KERNEL_PATH	"[kernel]"
 
 /*
  * The leaf frame of a sample of a thread that was waiting (profil record --wall): the page

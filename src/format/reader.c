@@ -132,6 +132,11 @@ parse_header(struct parse *ps, const uint8_t *p, size_t len, size_t at)
 		    at);
 	h->progname = dup_string(p + 104, pl, &ps->nomem);
 	h->exe = dup_string(p + 104 + pl, el, &ps->nomem);
+	/* Appended later: a file written before has no such field, and says nothing of it. */
+	if (104 + (size_t)pl + el + 8 <= len)
+		h->system_ns = get_u64(p + 104 + pl + el);
+	else
+		h->flags &= ~(uint32_t)PROFIL_HDR_SYSTEM_NS;
 	if (h->progname == NULL || h->exe == NULL)
 		return ps->nomem ? -ENOMEM :
 		    fail(ps->err, ps->errlen, "NUL inside a header string at offset %zu", at);

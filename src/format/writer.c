@@ -129,7 +129,7 @@ profil_writer_header(struct profil_writer *w, const struct profil_file_header *h
 	size_t pl = bounded_strlen(h->progname, PROFIL_FORMAT_MAX_NAME);
 	size_t el = bounded_strlen(h->exe, PROFIL_FORMAT_MAX_PATH);
 
-	record_begin(w, PROFIL_REC_HEADER, 104 + pl + el);
+	record_begin(w, PROFIL_REC_HEADER, 104 + pl + el + 8);
 	put_u32(w, h->pid);
 	put_u32(w, h->ppid);
 	put_u32(w, h->requested_hz);
@@ -151,6 +151,7 @@ profil_writer_header(struct profil_writer *w, const struct profil_file_header *h
 	put_u32(w, (uint32_t)el);
 	put(w, h->progname, pl);
 	put(w, h->exe, el);
+	put_u64(w, h->system_ns);
 	record_end(w);
 }
 

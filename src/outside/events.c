@@ -133,10 +133,20 @@ attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec
 	a->disabled = on_exec;
 	a->enable_on_exec = on_exec;
 	a->inherit = !s->opts.system_wide;
-	/* User space only: what perf_event_paranoid 2 allows, and what a profile of a program is. */
-	a->exclude_kernel = 1;
+	/*
+	 * The kernel too where it lets us (root, CAP_PERFMON, perf_event_paranoid <= 1; see
+	 * event_keep), as perf record does: the time a program spends in its system calls is
+	 * its time.  Its frames come from the kernel's callchain; the user's as before.
+	 */
+	a->exclude_kernel = !s->kernel;
+	/* -a: the idle task's time is no program's (its loop would be most of a quiet machine). */
+	a->exclude_idle = s->opts.system_wide;
 	a->exclude_hv = 1;
-	a->exclude_callchain_kernel = 1;
+	a->exclude_callchain_kernel = !s->kernel;
+	if (s->kernel && s->opts.depth > 1 && !s->opts.frame_pointers) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+	}
 	a->mmap = 1;
 	a->mmap2 = 1;
 	/*
@@ -157,7 +167,7 @@ attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec
 	/* Stack copies fill a ring fast: woken at a quarter, while three quarters are free. */
 	a->wakeup_watermark = (uint32_t)(s->opts.depth > 1 && !s->opts.frame_pointers ? ring / 4 :
 	    ring / 2);
-	if (s->opts.depth > 1 && s->opts.frame_pointers) {
+	if (s->opts.depth > 1 && (s->opts.frame_pointers || s->kernel)) {
 		unsigned int m = max_stack();
 
 		a->sample_max_stack = (uint16_t)(s->opts.depth - 1 < m ? s->opts.depth - 1 : m);
@@ -287,6 +297,15 @@ event_keep(struct profil_outside *s, pid_t pid, int cpu, int on_exec, size_t rin
 {
 	int fd = event_open(s, pid, cpu, on_exec, ring), e;
 
+	/*
+	 * The first event says whether the kernel may be sampled: perf_event_paranoid 2 refuses
+	 * it to the unprivileged, who get user space alone, and the report the kernel's count of
+	 * the time it left out (the header's system_ns).
+	 */
+	if (fd < 0 && s->kernel && s->nfds == 0 && (errno == EACCES || errno == EPERM)) {
+		s->kernel = 0;
+		fd = event_open(s, pid, cpu, on_exec, ring);
+	}
 	if (fd < 0) {
 		e = errno;
 		explain(e, pid == -1, "cannot open perf events", err, errlen);
@@ -417,7 +436,7 @@ profil_outside_drain_ns(const struct profil_outside *s)
 	if (s->opts.depth > 1 && s->opts.frame_pointers)
 		bytes += 8 + 8 * ((uint64_t)s->opts.depth + 2);
 	else if (s->opts.depth > 1)
-		bytes += 8 + 4 * 8 + 8 + s->opts.stack_copy + 8;
+		bytes += 8 + 4 * 8 + 8 + s->opts.stack_copy + 8 + (s->kernel ? 8 + 8 * 32 : 0);
 	for (i = 0; i < s->nrings; i++)
 		if (s->rings[i].size < size)
 			size = s->rings[i].size;

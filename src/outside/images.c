@@ -596,6 +596,7 @@ profil_outside_image_of(struct profil_outside *s, pid_t pid, int create)
 {
 	struct profil_outside_pid *row = pid_row(s, pid);
 	struct profil_outside_image *im;
+	int64_t ns;
 
 	if (row == NULL)
 		return NULL;
@@ -605,6 +606,9 @@ profil_outside_image_of(struct profil_outside *s, pid_t pid, int create)
 	im = image_new(s, pid, "", "");
 	if (im != NULL)
 		profil_outside_image_synth(s, im);
+	/* Attached to (or seen late): its time in the kernel counts from now. */
+	if (im != NULL && (ns = profil_outside_system_ns(pid)) > 0)
+		im->system_base_ns = (uint64_t)ns;
 	return im;
 }
 
@@ -697,13 +701,16 @@ profil_outside_image_write(struct profil_outside *s, struct profil_outside_image
 	h.start_ns = im->start_ns;
 	h.end_ns = im->end_ns > im->start_ns ? im->end_ns : im->start_ns;
 	h.cpu_ns = im->samples * s->period_ns;
+	profil_outside_system_update(im);
+	h.system_ns = im->system_ns;
 	h.samples = im->samples;
 	h.ticks = im->samples;
 	h.dropped = im->lost;
 	h.exit_kind = im->exit_kind;
 	h.exit_code = im->exit_code;
 	h.flags = (s->opts.depth > 1 ? PROFIL_HDR_STACKS : 0) | (s->opts.wall ?
-	    PROFIL_HDR_WALL | PROFIL_HDR_WAIT_CPU : 0);
+	    PROFIL_HDR_WALL | PROFIL_HDR_WAIT_CPU : 0) | (s->kernel ? PROFIL_HDR_KERNEL : 0) |
+	    (im->system_known ? PROFIL_HDR_SYSTEM_NS : 0);
 	h.max_depth = s->opts.depth;
 	h.threads = (uint32_t)im->nthreads;
 	h.progname = im->progname;
@@ -715,6 +722,7 @@ profil_outside_image_write(struct profil_outside *s, struct profil_outside_image
 	for (i = 0; i < im->nthreads; i++)
 		profil_writer_thread(w, im->threads[i].tid, im->threads[i].name);
 	profil_outside_jit_write(s, im, w);
+	profil_outside_kernel_write(s, im, w);
 	/* Images without samples get no file: the report learns from here how many ran. */
 	profil_writer_processes(w, s->stats.processes);
 	s->processes_written = s->stats.processes;
@@ -805,31 +813,61 @@ sample_chain(const struct profil_outside *s, uint64_t ip, const uint8_t *p, size
 }
 
 /*
- * The user registers (rbx, rbp, rsp, rip: the order of their bits) and the stack copy after ip,
- * TID and TIME, walked by unwind tables.  Without registers (a sample in a kernel thread's
- * context) the pc alone.
+ * The kernel's frames of a sample taken in the kernel, from its callchain (kernel frames only:
+ * the user's are walked by unwind tables), into pcs[0..max): ip first.  *used gets the
+ * callchain's bytes.  0 for a sample taken in user space.
  */
 static uint32_t
-sample_walk(struct profil_outside *s, struct profil_outside_image *im, uint64_t ip,
-    const uint8_t *p, size_t n, uint64_t *pcs)
+sample_kernel(uint64_t ip, const uint8_t *p, size_t n, uint64_t *pcs, size_t max,
+    size_t *used)
+{
+	uint64_t nr = 0, i, pc;
+	uint32_t depth = 0;
+
+	*used = n;
+	if (n < 8)
+		return 0;
+	memcpy(&nr, p, 8);
+	if (nr > (n - 8) / 8)
+		return 0;
+	*used = 8 + 8 * (size_t)nr;
+	if (ip < PROFIL_PC_KERNEL_MIN || ip >= PROFIL_PC_WAIT_MIN)
+		return 0;
+	pcs[depth++] = ip;
+	for (i = 0; i < nr && depth < max; i++) {
+		memcpy(&pc, p + 8 + i * 8, 8);
+		if (pc >= (uint64_t)PERF_CONTEXT_MAX || (depth == 1 && pc == ip))
+			continue;
+		pcs[depth++] = pc;
+	}
+	return depth;
+}
+
+/*
+ * The user registers (rbx, rbp, rsp, rip: the order of their bits) and the stack copy after ip,
+ * TID and TIME (and the kernel's callchain), walked by unwind tables into pcs[0..max).  Without
+ * registers (a sample in a kernel thread's context) nothing; a 32-bit program, a cut.
+ */
+static uint32_t
+sample_walk(struct profil_outside *s, struct profil_outside_image *im, const uint8_t *p,
+    size_t n, uint64_t *pcs, size_t max)
 {
 	struct profil_unwind_regs regs;
 	uint64_t abi, size = 0, dyn = 0;
 	size_t off = 8;
 
-	pcs[0] = ip;
-	if (n < 8)
-		return 1;
+	if (n < 8 || max == 0)
+		return 0;
 	memcpy(&abi, p, 8);
 	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
-		return 1;
+		return 0;
 	/* A 32-bit program: its objects and frames are not what the tables describe. */
 	if (abi != PERF_SAMPLE_REGS_ABI_64) {
-		pcs[1] = PROFIL_PC_CUT_RULE;
-		return 2;
+		pcs[0] = PROFIL_PC_CUT_RULE;
+		return 1;
 	}
 	if (n < 8 + 4 * 8 + 8)
-		return 1;
+		return 0;
 	memcpy(&regs.bx, p + 8, 8);
 	memcpy(&regs.fp, p + 16, 8);
 	memcpy(&regs.sp, p + 24, 8);
@@ -843,8 +881,29 @@ sample_walk(struct profil_outside *s, struct profil_outside_image *im, uint64_t 
 		memcpy(&dyn, p + off + size, 8);
 	if (dyn > size)
 		dyn = size;
-	return (uint32_t)profil_outside_unwind(s, im, &regs, p + off, (size_t)dyn, pcs,
-	    s->opts.depth);
+	return (uint32_t)profil_outside_unwind(s, im, &regs, p + off, (size_t)dyn, pcs, max);
+}
+
+/* A sample's stack walked by unwind tables, below the kernel's frames when it has them. */
+static uint32_t
+sample_stack(struct profil_outside *s, struct profil_outside_image *im, uint64_t ip,
+    const uint8_t *p, size_t n, uint64_t *pcs)
+{
+	size_t used = 0;
+	uint32_t k = 0, u;
+
+	if (s->kernel)
+		k = sample_kernel(ip, p, n, pcs, s->opts.depth, &used);
+	u = sample_walk(s, im, p + used, n - used, pcs + k, s->opts.depth - k);
+	if (k > 0)
+		return k + u;
+	/* In user space: the walk starts at ip, unless it could not (then ip, and its cut). */
+	if (u == 0 || pcs[0] == PROFIL_PC_CUT_RULE) {
+		pcs[1] = pcs[0];
+		pcs[0] = ip;
+		return u + 1;
+	}
+	return u;
 }
 
 static void
@@ -870,7 +929,7 @@ on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 	if (im == NULL || im->skip)
 		return;
 	if (s->opts.depth > 1 && !s->opts.frame_pointers)
-		depth = sample_walk(s, im, ip, p + 24, n - 24, pcs);
+		depth = sample_stack(s, im, ip, p + 24, n - 24, pcs);
 	else
 		depth = sample_chain(s, ip, p + 24, n - 24, pcs);
 	row = sample_add(im, tid, pcs, depth, 1);
@@ -898,6 +957,7 @@ on_comm(struct profil_outside *s, const uint8_t *rec, size_t len, int exec)
 	const char *comm = (const char *)rec + sizeof(*h) + 8;
 	size_t clen;
 	uint32_t ppid = 0;
+	uint64_t base = 0, old_base = 0;
 	int first, skip;
 
 	if (trailer(rec, len, 8, &id) < 0)
@@ -915,10 +975,16 @@ on_comm(struct profil_outside *s, const uint8_t *rec, size_t len, int exec)
 	old = profil_outside_image_of(s, (pid_t)pid, 0);
 	first = (pid_t)pid == s->root && !s->root_execed;
 	if (old != NULL) {
+		profil_outside_system_update(old);
+		old_base = old->system_base_ns + old->system_ns;
+	}
+	if (old != NULL) {
 		ppid = old->ppid;
 		skip = !s->opts.follow_exec || old->skip;
 		old->end_ns = id.time + (uint64_t)s->realtime_offset;
 		profil_outside_image_end(s, old, PROFIL_EXIT_EXEC, 0);
+		/* Where the old image's count ended, this one's starts (read now, as late). */
+		base = old_base;
 	} else if ((pid_t)pid == s->root) {
 		ppid = (uint32_t)getpid();
 		skip = !first && !s->opts.follow_exec;
@@ -928,6 +994,11 @@ on_comm(struct profil_outside *s, const uint8_t *rec, size_t len, int exec)
 	im = image_new(s, (pid_t)pid, "", "");
 	if (im == NULL)
 		return;
+	/*
+	 * The process's count goes on across exec: this image's starts where the last one's
+	 * ended; the command's first, at 0 (before its exec it only waited to be let go).
+	 */
+	im->system_base_ns = base;
 	im->ppid = ppid;
 	im->skip = skip;
 	if ((pid_t)pid == s->root) {
@@ -1017,6 +1088,8 @@ on_exit_record(struct profil_outside *s, const uint8_t *rec, size_t len)
 	thread_alive(im, tid, 0);
 	if (im->live_threads > 0)
 		return;
+	/* A zombie still shows its times; once reaped, the last read stands. */
+	profil_outside_system_update(im);
 	if (im->hold) {
 		im->exit_kind = PROFIL_EXIT_NORMAL;
 		return;		/* the command: its status comes from waitpid() */

@@ -46,6 +46,7 @@ profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **
 		s->opts.stack_copy = PROFIL_OUTSIDE_STACK_COPY_MAX;
 	s->opts.stack_copy &= ~7u;
 	s->period_ns = 1000000000ULL / (o->hz > 0 ? o->hz : 1000);
+	s->kernel = !o->user_only;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s->realtime_offset = (int64_t)((uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec) -
 	    (int64_t)profil_outside_monotonic_ns();
@@ -201,6 +202,15 @@ profil_outside_status(struct profil_outside *s, pid_t pid, int status)
 		profil_outside_image_end(s, im, PROFIL_EXIT_NORMAL, WEXITSTATUS(status));
 }
 
+void
+profil_outside_exited(struct profil_outside *s, pid_t pid)
+{
+	struct profil_outside_image *im = profil_outside_image_of(s, pid, 0);
+
+	if (im != NULL)
+		profil_outside_system_update(im);
+}
+
 /* Every image still open ends as it is; held ones (the command) too when all is set. */
 static void
 end_all(struct profil_outside *s, int held)
@@ -227,6 +237,7 @@ void
 profil_outside_stats(const struct profil_outside *s, struct profil_outside_stats *st)
 {
 	*st = s->stats;
+	st->kernel = s->kernel;
 }
 
 void
@@ -245,6 +256,7 @@ profil_outside_free(struct profil_outside *s)
 	free(s->pids);
 	profil_index_release(&s->pid_index);
 	profil_outside_objects_free(s);
+	profil_outside_kernel_free(s);
 	free(s->queue);
 	free(s->arena);
 	free(s->writer);

@@ -25,6 +25,7 @@ struct profil_outside_opts {
 	int frame_pointers;		/* -g walks frame pointers (the kernel's callchain) */
 	unsigned int stack_copy;	/* else: bytes of user stack copied with each sample */
 	int wall;			/* also sample waiting threads (profil_outside_wall_tick) */
+	int user_only;			/* never sample the kernel (--user-only) */
 	int follow_exec;		/* 0: images started by exec are not written (-x) */
 	int system_wide;		/* -a: every process, one cpu-clock event per CPU */
 	int dirfd;			/* the output directory, opened by the caller */
@@ -42,6 +43,7 @@ struct profil_outside_stats {
 	uint64_t waits;			/* samples of waiting threads (--wall) */
 	uint64_t cpu_waits;		/* of threads waiting for a CPU (--wall) */
 	uint64_t wall_unread;		/* waiting stacks we could not read (ptrace access) */
+	int kernel;			/* the kernel was sampled too */
 	uint64_t processes;		/* process images seen */
 	uint64_t files;			/* profiles written (images with samples) */
 	uint64_t jit_names;		/* JIT names copied into profiles */
@@ -137,6 +139,12 @@ void profil_outside_wall_tick(struct profil_outside *s, uint64_t weight);
 
 /* Rewrites the file of every running image that has new samples since its last write. */
 void profil_outside_snapshot(struct profil_outside *s);
+
+/*
+ * profil_outside_exited - pid has exited and is not reaped yet: what /proc still says of it
+ * (its time in the kernel) is read now, before waitpid(2) makes it go.
+ */
+void profil_outside_exited(struct profil_outside *s, pid_t pid);
 
 /* The command's end as waitpid(2) reported it: its image's exit kind and code. */
 void profil_outside_status(struct profil_outside *s, pid_t pid, int status);

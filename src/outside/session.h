@@ -89,6 +89,12 @@ struct profil_outside_image {
 	uint64_t samples;
 	uint64_t lost;
 	uint64_t written;		/* samples in the last file written */
+	/* The kernel's count of the process's time in kernel mode (/proc/PID/stat stime), ns:
+	 * when the image began, and the last read (it cannot be read once the process is
+	 * reaped). */
+	uint64_t system_base_ns;
+	uint64_t system_ns;
+	int system_known;
 	uint32_t exit_kind;		/* enum profil_exit_kind */
 	int32_t exit_code;
 	int skip;			/* not written: -x, and this image came from an exec */
@@ -113,9 +119,21 @@ struct profil_outside_pid {
 	struct profil_outside_image *image;	/* NULL when it ended */
 };
 
+/* The kernel's functions from /proc/kallsyms, sorted by address, read once when first needed. */
+struct profil_outside_ksym {
+	uint64_t addr;
+	size_t name;			/* in the session's ksym_names */
+	int wanted;			/* a pc of the file being written falls in it */
+};
+
 struct profil_outside {
 	struct profil_outside_opts opts;
 	uint64_t period_ns;
+	int kernel;			/* the kernel is sampled too (events.c decides) */
+	struct profil_outside_ksym *ksyms;
+	size_t nksyms;
+	char *ksym_names;
+	int ksyms_read;
 
 	struct profil_outside_ring *rings;
 	size_t nrings;
@@ -190,5 +208,17 @@ void profil_outside_jit_dump(struct profil_outside_image *im, const char *path, 
 void profil_outside_jit_write(struct profil_outside *s, struct profil_outside_image *im,
     struct profil_writer *w);
 void profil_outside_jit_free(struct profil_outside_image *im);
+
+/*
+ * kernel.c: the kernel's side of a profile.  The process's time in kernel mode as the kernel
+ * counts it, ns (stime of /proc/PID/stat), or -1 when it cannot be read (reaped).  The
+ * "[kernel]" mapping and a CODE record for each kernel function the image's samples hold,
+ * named from /proc/kallsyms (docs/FORMAT.md, Kernel code).
+ */
+int64_t profil_outside_system_ns(pid_t pid);
+void profil_outside_system_update(struct profil_outside_image *im);
+void profil_outside_kernel_write(struct profil_outside *s, struct profil_outside_image *im,
+    struct profil_writer *w);
+void profil_outside_kernel_free(struct profil_outside *s);
 
 #endif /* PROFIL_OUTSIDE_SESSION_H */

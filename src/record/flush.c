@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,25 @@ profil_record_now_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t system_start_ns;
+
+/* getrusage(2) is a system call and nothing more: safe in the fatal-signal flush too. */
+static uint64_t
+system_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (uint64_t)ru.ru_stime.tv_sec * 1000000000ULL + (uint64_t)ru.ru_stime.tv_usec * 1000;
+}
+
+void
+profil_record_system_mark(void)
+{
+	system_start_ns = system_ns();
 }
 
 /* Appends s to dst (capacity cap) at *len; no snprintf, which is not async-signal-safe. */
@@ -283,7 +303,9 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 	h.dropped = atomic_load(&s->dropped) + profil_ring_stats.lost;
 	h.exit_kind = exit_kind;
 	h.exit_code = exit_code;
-	h.flags = (profil_rec.depth > 1 ? PROFIL_HDR_STACKS : 0) |
+	/* The samples are of user space alone: the kernel's count says what they left out. */
+	h.system_ns = system_ns() - system_start_ns;
+	h.flags = PROFIL_HDR_SYSTEM_NS | (profil_rec.depth > 1 ? PROFIL_HDR_STACKS : 0) |
 	    (profil_rec.wall ? PROFIL_HDR_WALL | PROFIL_HDR_WAIT_CPU : 0) |
 	    (program_uses_sigprof() ? PROFIL_HDR_PROGRAM_SIGPROF : 0);
 	h.max_depth = profil_rec.depth;

@@ -950,6 +950,7 @@ atfork_child(void)
 		profil_rec.warned = 0;
 		profil_rec.report_failed = 0;
 		cpu_start_ns = process_cpu_ns();
+		profil_record_system_mark();
 		if (ring_mode) {
 			profil_ring_forget_all();
 			open_ring(getpid());
@@ -1334,6 +1335,7 @@ setup(void)
 
 	/* Ring buffers where perf events are allowed: no signal per sample at all. */
 	cpu_start_ns = process_cpu_ns();
+	profil_record_system_mark();
 	profil_ring_init(sysconf(_SC_PAGESIZE));
 	if (profil_rec.clock == PROFIL_CLOCK_AUTO || profil_rec.clock == PROFIL_FILE_CLOCK_RING) {
 		const char *why = NULL, *call = NULL;

@@ -152,6 +152,11 @@ void profil_record_wall_tick(uint64_t weight, uint32_t self, uint32_t keeper);
 void profil_record_wall_fork_child(void);
 
 uint64_t profil_record_now_ns(void);
+/*
+ * The process's time in kernel mode from now on, as the kernel counts it (getrusage(2)): the
+ * header's system_ns, the time the samples, of user space alone, could not see.
+ */
+void profil_record_system_mark(void);
 
 /* Moves fd to a high number under RLIMIT_NOFILE: the new descriptor, or fd itself. */
 int profil_record_fd_high(int fd);

@@ -399,6 +399,10 @@ profil_report_time_add(struct profil_report_time *sum, const struct profil_repor
 	sum->cpu_waiting_seconds += t->cpu_waiting_seconds;
 	sum->wall |= t->wall;
 	sum->wait_cpu |= t->wait_cpu;
+	sum->kernel |= t->kernel;
+	sum->user_only |= t->user_only;
+	sum->scaled |= t->scaled;
+	sum->unsampled_seconds += t->unsampled_seconds;
 }
 
 void
@@ -421,6 +425,10 @@ profil_report_time(const struct profil_report *r, size_t i, struct profil_report
 		one.cpu_waiting_seconds = rf->cpu_waiting_seconds;
 		one.wall = (rf->f->hdr.flags & PROFIL_HDR_WALL) != 0;
 		one.wait_cpu = one.wall && (rf->f->hdr.flags & PROFIL_HDR_WAIT_CPU) != 0;
+		one.kernel = (rf->f->hdr.flags & PROFIL_HDR_KERNEL) != 0;
+		one.user_only = !one.kernel && (rf->f->hdr.flags & PROFIL_HDR_SYSTEM_NS) != 0;
+		one.unsampled_seconds = one.user_only ? (double)rf->f->hdr.system_ns / 1e9 : 0;
+		one.scaled = one.user_only && rf->f->hdr.clock != PROFIL_FILE_CLOCK_OUTSIDE;
 		profil_report_time_add(t, &one);
 	}
 }
@@ -428,24 +436,51 @@ profil_report_time(const struct profil_report *r, size_t i, struct profil_report
 const char *
 profil_report_time_say(const struct profil_report_time *t, int seconds, char *buf, size_t len)
 {
-	char cpu[64] = "";
+	/* Which CPU time the samples are: files of both kinds together are just "CPU". */
+	int both = t->kernel && !t->user_only, user = t->user_only && !t->kernel && !t->scaled;
+	int scaled = t->user_only && !t->kernel && t->scaled;
+	const char *cpu = both ? "CPU, user and kernel" : user ? "user CPU" : "CPU";
+	char on[96];
+	int n = 0;
+
+	/* With --wall, what the time on a CPU holds goes with it, before the waiting. */
+	if (both)
+		snprintf(on, sizeof(on), "on a CPU (user and kernel)");
+	else if (user)
+		snprintf(on, sizeof(on), "on a CPU (user; %.3f more in the kernel, not sampled)",
+		    t->unsampled_seconds);
+	else if (scaled)
+		snprintf(on, sizeof(on), "on a CPU (%.3f in the kernel, not sampled there)",
+		    t->unsampled_seconds);
+	else
+		snprintf(on, sizeof(on), "on a CPU");
+	char waitcpu[64] = "";
 
 	if (t->wait_cpu && !seconds)
-		snprintf(cpu, sizeof(cpu), ", %" PRIu64 " of them for a CPU", t->cpu_waiting);
+		snprintf(waitcpu, sizeof(waitcpu), ", %" PRIu64 " of them for a CPU", t->cpu_waiting);
 	else if (t->wait_cpu)
-		snprintf(cpu, sizeof(cpu), " (%.3f for a CPU)", t->cpu_waiting_seconds);
+		snprintf(waitcpu, sizeof(waitcpu), " (%.3f for a CPU)", t->cpu_waiting_seconds);
 	if (!t->wall && !seconds)
-		snprintf(buf, len, "%" PRIu64 " samples", t->samples);
+		n = snprintf(buf, len, "%" PRIu64 " samples", t->samples);
 	else if (!t->wall)
-		snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of CPU", t->samples,
-		    t->seconds);
+		n = snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of %s", t->samples,
+		    t->seconds, cpu);
 	else if (!seconds)
-		snprintf(buf, len, "%" PRIu64 " samples (%" PRIu64 " on a CPU, %" PRIu64
-		    " waiting%s)", t->samples, t->samples - t->waiting, t->waiting, cpu);
+		n = snprintf(buf, len, "%" PRIu64 " samples (%" PRIu64 " on a CPU, %" PRIu64
+		    " waiting%s)", t->samples, t->samples - t->waiting, t->waiting, waitcpu);
 	else
-		snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of threads' time: %.3f on "
-		    "a CPU, %.3f waiting%s", t->samples, t->seconds,
-		    t->seconds - t->waiting_seconds, t->waiting_seconds, cpu);
+		n = snprintf(buf, len, "%" PRIu64 " samples, %.3f seconds of threads' time: %.3f "
+		    "%s, %.3f waiting%s", t->samples, t->seconds, t->seconds - t->waiting_seconds,
+		    on, t->waiting_seconds, waitcpu);
+	/* The time the samples could not see, as the kernel counted it. */
+	if (!seconds || !t->user_only || n < 0 || (size_t)n >= len || (t->wall && !t->kernel))
+		return buf;
+	if (scaled)
+		snprintf(buf + n, len - (size_t)n, ", %.3f of them in the kernel, not sampled there",
+		    t->unsampled_seconds);
+	else
+		snprintf(buf + n, len - (size_t)n, "; %.3f seconds in the kernel, not sampled",
+		    t->unsampled_seconds);
 	return buf;
 }
 

@@ -75,7 +75,10 @@ double profil_report_seconds(const struct profil_report *r);
 /*
  * What a set of samples stands for.  Without --wall every tick is a period of CPU time; with
  * it (PROFIL_HDR_WALL), the ticks of waiting threads (their leaf a wait frame) are wall time
- * spent waiting, and the others time on a CPU: together, the threads' time.
+ * spent waiting, and the others time on a CPU: together, the threads' time.  CPU time is user
+ * and kernel time where the recorder sampled the kernel (PROFIL_HDR_KERNEL), else user time
+ * alone, and then the kernel's own count of the time in the kernel (PROFIL_HDR_SYSTEM_NS) is
+ * what the samples left out.
  */
 struct profil_report_time {
 	uint64_t samples;	/* ticks, of every row */
@@ -86,6 +89,11 @@ struct profil_report_time {
 	double cpu_waiting_seconds;
 	int wall;		/* a file was recorded with --wall */
 	int wait_cpu;		/* and counted the waits for a CPU (PROFIL_HDR_WAIT_CPU) */
+	int kernel;		/* a file has samples of the kernel too */
+	int user_only;		/* a file has user samples alone, and the kernel's count */
+	int scaled;		/* of such files, one whose seconds are all its CPU time (inside
+				   the program: rates per CPU second, user and kernel) */
+	double unsampled_seconds;	/* of such files: their time in the kernel */
 };
 
 /* The time of file i, or of every file with PROFIL_REPORT_ALL; sums of such times. */
@@ -97,9 +105,15 @@ void profil_report_time_add(struct profil_report_time *sum, const struct profil_
  * profil_report_time_say - the one way every header, title and export says what samples
  * stand for, so that wall time is never called CPU time and the counts are the rows':
  * "N samples, S seconds of CPU", or for --wall "N samples, S seconds of threads' time:
- * C on a CPU, W waiting", and when the waits for a CPU were counted " (R for a CPU)".  With
- * seconds 0, the counts alone: "N samples", or for --wall "N samples (C on a CPU, W waiting)"
- * (", R of them for a CPU" before the parenthesis closes).  Returns buf (len bytes).
+ * C on a CPU, W waiting", and when the waits for a CPU were counted " (R for a CPU)".  CPU is
+ * "CPU, user and kernel" where the kernel was sampled, and "user CPU" where it was not and the
+ * kernel counted its time, which follows: "; K seconds in the kernel, not sampled"; or from
+ * inside the program, whose seconds are all its CPU time, "S seconds of CPU, K of them in the
+ * kernel, not sampled there".  With --wall the same goes with the time on a CPU: "C on a CPU
+ * (user; K more in the kernel, not sampled)", or "C on a CPU (K in the kernel, not sampled
+ * there)".  With seconds 0, the counts alone: "N samples", or for --wall "N samples (C on a
+ * CPU, W waiting)" (", R of them for a CPU" before the parenthesis closes).  Returns buf (len
+ * bytes).
  */
 const char *profil_report_time_say(const struct profil_report_time *t, int seconds, char *buf,
     size_t len);

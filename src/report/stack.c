@@ -45,6 +45,7 @@ profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
 	const struct profil_file *f = l->f;
 	uint64_t offset;
 	size_t m;
+	int kernel;
 
 	fr->pc = pc;
 	/* A return address of 0 cannot be a call site; keep it from wrapping. */
@@ -52,7 +53,9 @@ profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
 	fr->module = NULL;
 	fr->loc = NULL;
 	fr->map = profil_file_mapping_find(f, fr->lookup, epoch);
-	if (f->ncodes > 0 && jit_place(fr->map) && profil_file_code_find(f, fr->lookup) != NULL) {
+	kernel = fr->map != NULL && strcmp(fr->map->path, PROFIL_KERNEL_PATH) == 0;
+	if (f->ncodes > 0 && !kernel && jit_place(fr->map) &&
+	    profil_file_code_find(f, fr->lookup) != NULL) {
 		if (l->jit == NULL) {
 			l->jit = profil_symbolizer_code_module(l->sym, f);
 			if (l->jit == NULL)
@@ -73,6 +76,9 @@ profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
 		l->fresh = 1;
 	}
 	fr->module = l->mods[m];
+	/* The kernel's names are in each file, for the functions its own samples hit. */
+	if (kernel)
+		profil_module_set_file(fr->module, f);
 	offset = fr->lookup - fr->map->start + fr->map->offset;
 	return profil_module_lookup(fr->module, offset, &fr->loc);
 }

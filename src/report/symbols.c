@@ -172,9 +172,9 @@ profil_symbolizer_module(struct profil_symbolizer *sym, const char *path, const 
 			errno = ENOMEM;
 		return row < 0 ? NULL : sym->bykey[row];
 	}
-	/* Anonymous code is named by address, from the profile; files by their ELF. */
-	module_open(sym, mod, strcmp(path, PROFIL_MODULE_ANON) == 0 ? &profil_module_code :
-	    &profil_module_elf);
+	/* Anonymous and kernel code is named by address, from the profile; files by their ELF. */
+	module_open(sym, mod, strcmp(path, PROFIL_MODULE_ANON) == 0 ||
+	    strcmp(path, PROFIL_KERNEL_PATH) == 0 ? &profil_module_code : &profil_module_elf);
 	sym->bykey[sym->nbykey++] = mod;
 	return mod;
 }
@@ -189,6 +189,12 @@ profil_symbolizer_code_module(struct profil_symbolizer *sym, const struct profil
 	mod->file = f;
 	module_open(sym, mod, &profil_module_code);
 	return mod;
+}
+
+void
+profil_module_set_file(struct profil_module *mod, const struct profil_file *f)
+{
+	mod->file = f;
 }
 
 enum profil_module_status
@@ -224,7 +230,7 @@ profil_module_status_str(enum profil_module_status status)
 	case PROFIL_MODULE_NO_DEBUG:
 		return "no debug information, functions without file:line";
 	case PROFIL_MODULE_PSEUDO:
-		return "code without a file (vDSO, JIT, anonymous memory)";
+		return "code without a file (vDSO, JIT, anonymous memory, the kernel)";
 	}
 	return "unknown";
 }

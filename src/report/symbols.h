@@ -116,6 +116,13 @@ struct profil_file;
 struct profil_module *profil_symbolizer_code_module(struct profil_symbolizer *sym,
     const struct profil_file *f);
 
+/*
+ * The kernel's code (PROFIL_KERNEL_PATH) is one module per boot (the mapping's build-id is the
+ * boot's id), named from the CODE records of whichever profile asks: set the profile before a
+ * lookup.  Addresses of one boot name the same function in every profile of it.
+ */
+void profil_module_set_file(struct profil_module *mod, const struct profil_file *f);
+
 /* The ELF address of a file offset of the module, through its loadable segments (what gprof's
  * files count in): 0, or -ERANGE where none holds it or the module has no ELF. */
 int profil_module_vaddr(const struct profil_module *mod, uint64_t offset, uint64_t *vaddr);

@@ -53,13 +53,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	/*
-	 * The first byte chooses flat or deep stacks, whether exec'ed images are kept, and
-	 * stacks from the kernel's callchain or walked from stack copies.
+	 * The first byte chooses flat or deep stacks, whether exec'ed images are kept, stacks
+	 * from the kernel's callchain or walked from stack copies, and whether the kernel is
+	 * sampled too (its callchain before the user registers).
 	 */
 	if (size > 0) {
 		o.depth = data[0] & 1 ? 128 : 1;
 		o.follow_exec = !(data[0] & 2);
 		o.frame_pointers = (data[0] & 4) != 0;
+		o.user_only = (data[0] & 8) != 0;
 		data++;
 		size--;
 	}
@@ -67,6 +69,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (profil_outside_new(&o, &s) < 0)
 		return 0;
 	s->root = 100;
+	/* kallsyms is read once a recording, ~100 ms: not once an input.  Names are not fuzzed. */
+	s->ksyms_read = 1;
 	while (off + sizeof(struct perf_event_header) <= size) {
 		struct perf_event_header h;
 		size_t n;

@@ -39,7 +39,8 @@ sample_file(size_t *len)
 	h.ticks = 9;
 	h.exit_kind = PROFIL_EXIT_SIGNAL;
 	h.exit_code = 11;
-	h.flags = PROFIL_HDR_STACKS;
+	h.flags = PROFIL_HDR_STACKS | PROFIL_HDR_SYSTEM_NS;
+	h.system_ns = 123456789;
 	h.max_depth = 64;
 	h.progname = "prog";
 	h.exe = "/usr/bin/prog";
@@ -97,9 +98,11 @@ main(void)
 	tap_check(f->hdr.pid == 1234 && f->hdr.ppid == 1 && f->hdr.requested_hz == 1000 &&
 	    f->hdr.clock == 2 && f->hdr.achieved_mhz == 998500 && f->hdr.end_ns == 2000000001 &&
 	    f->hdr.samples == 7 && f->hdr.ticks == 9 && f->hdr.exit_kind == PROFIL_EXIT_SIGNAL &&
-	    f->hdr.exit_code == 11 && f->hdr.flags == PROFIL_HDR_STACKS &&
+	    f->hdr.exit_code == 11 &&
+	    f->hdr.flags == (PROFIL_HDR_STACKS | PROFIL_HDR_SYSTEM_NS) &&
+	    f->hdr.system_ns == 123456789 &&
 	    strcmp(f->hdr.progname, "prog") == 0 && strcmp(f->hdr.exe, "/usr/bin/prog") == 0,
-	    "header fields round-trip");
+	    "header fields round-trip, system_ns after the strings");
 	tap_check(f->nmaps == 2 && f->maps[0].offset == 0x1000 && f->maps[0].build_id_len == 20 &&
 	    f->maps[0].build_id[19] == 0xab && strcmp(f->maps[1].path, "/tmp/libgone.so") == 0 &&
 	    f->maps[1].unload_epoch == 2, "mappings round-trip with build-id and epochs");
@@ -168,6 +171,33 @@ main(void)
 	r = profil_file_parse(copy, len, &f, err, sizeof(err));
 	tap_check(r < 0 && strstr(err, "too large") != NULL, "huge record length: %s", err);
 	free(copy);
+
+	/*
+	 * A file written before system_ns: its header ends with the strings.  The same file with
+	 * those 8 bytes cut (and the frame's length and checksum made to match) reads, and says
+	 * nothing of the kernel's time even if its flags claim it.
+	 */
+	{
+		uint32_t plen, crc;
+		size_t hl;
+
+		memcpy(&plen, buf + 20, 4);
+		hl = 8 + plen + 4;
+		copy = malloc(len);
+		memcpy(copy, buf, 16 + 8 + plen - 8);
+		memcpy(copy + 16 + 8 + plen - 8 + 4, buf + 16 + hl, len - 16 - hl);
+		plen -= 8;
+		memcpy(copy + 20, &plen, 4);
+		crc = profil_crc32(0, copy + 16, 8 + plen);
+		memcpy(copy + 16 + 8 + plen, &crc, 4);
+		r = profil_file_parse(copy, len - 8, &f, err, sizeof(err));
+		tap_check(r == 0 && f->hdr.system_ns == 0 && f->hdr.flags == PROFIL_HDR_STACKS &&
+		    strcmp(f->hdr.exe, "/usr/bin/prog") == 0,
+		    "a header without system_ns reads, without it (%s)", r ? err : "ok");
+		if (r == 0)
+			profil_file_free(f);
+		free(copy);
+	}
 
 	r = profil_file_parse("hello, world, not a profile", 27, &f, err, sizeof(err));
 	tap_check(r < 0 && strstr(err, "magic") != NULL, "not a profile: %s", err);
