@@ -176,8 +176,10 @@ line(const struct top *t, int cols, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (t->tty && cols > 0 && (size_t)cols < sizeof(buf))
-		buf[cols] = '\0';
+	size_t cut = cols > 0 ? (size_t)cols : sizeof(buf) - 1;
+
+	if (t->tty && cut < sizeof(buf))
+		buf[cut] = '\0';
 	fputs(buf, stdout);
 	fputs(t->tty ? "\033[K\n" : "\n", stdout);
 }

@@ -39,7 +39,7 @@ waited() {
 	q=$(count "$1.txt" ";thirds;burn;.*\\[wait: CPU, runnable\\] [0-9]+$") &&
 	echo "waiting for a CPU in burn: $q samples" && test "$q" -ge 20 &&
 	"$PROFIL" report "$1" > "$1.report" 2> /dev/null && head -n 6 "$1.report" &&
-	grep -q "seconds of threads. time: .* on a CPU, .* waiting (.* for a CPU)$" "$1.report" &&
+	grep -q "seconds of threads. time: .* on a CPU.*, .* waiting (.* for a CPU)$" "$1.report" &&
 	grep "^  waits\\[[0-9]*\\]: .* waiting, [0-9]* of them for a CPU)" "$1.report" &&
 	grep "^    waited for a CPU: " "$1.report" | grep " waits\\[[0-9]*\\] " | awk '{
 		sub(/^ *waited for a CPU: /, ""); split($0, h, "; "); all = h[1] + 0

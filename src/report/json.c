@@ -132,6 +132,10 @@ profil_json_time(struct profil_json *j, const char *key, const struct profil_rep
 	profil_json_num(j, "cpu_wait_seconds", t->cpu_waiting_seconds);
 	profil_json_bool(j, "wall", t->wall);
 	profil_json_bool(j, "wait_cpu", t->wait_cpu);
+	profil_json_bool(j, "kernel", t->kernel);
+	profil_json_bool(j, "user_only", t->user_only);
+	profil_json_bool(j, "inside", t->scaled);
+	profil_json_num(j, "kernel_unsampled_seconds", t->unsampled_seconds);
 	profil_json_str(j, "says", profil_report_time_say(t, 1, said, sizeof(said)));
 	profil_json_close(j, '{');
 }

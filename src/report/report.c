@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "report/escape.h"
 #include "report/index.h"
 #include "report/report.h"
 #include "report/stack.h"
@@ -533,7 +534,8 @@ profil_report_cpu_waits_say(const struct profil_report *r, size_t i, char *buf, 
 	qsort(w, n, sizeof(*w), cpu_wait_cmp);
 	at = (size_t)snprintf(buf, len, "waited for a CPU: %.3f s;", rf->cpu_waiting_seconds);
 	for (k = 0; k < n; k++) {
-		const char *name = thread_name(f, w[k].tid);
+		char shown[256];
+		const char *name = profil_escape(thread_name(f, w[k].tid), shown, sizeof(shown));
 
 		/* The longest waits by name, the others in one sum, so the line stays a line. */
 		if (k >= PROFIL_REPORT_CPU_WAITERS) {

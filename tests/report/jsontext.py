@@ -11,6 +11,19 @@ import sys
 
 def say(t, seconds):
     """profil_report_time_say() from the time object's fields."""
+    both = t["kernel"] and not t["user_only"]
+    user = t["user_only"] and not t["kernel"] and not t["inside"]
+    scaled = t["user_only"] and not t["kernel"] and t["inside"]
+    k = t["kernel_unsampled_seconds"]
+    cpuname = "CPU, user and kernel" if both else "user CPU" if user else "CPU"
+    if both:
+        on = "on a CPU (user and kernel)"
+    elif user:
+        on = "on a CPU (user; %.3f more in the kernel, not sampled)" % k
+    elif scaled:
+        on = "on a CPU (%.3f in the kernel, not sampled there)" % k
+    else:
+        on = "on a CPU"
     cpu = ""
     if t["wait_cpu"] and not seconds:
         cpu = ", %d of them for a CPU" % t["cpu_wait_samples"]
@@ -19,12 +32,18 @@ def say(t, seconds):
     if not t["wall"] and not seconds:
         return "%d samples" % t["samples"]
     if not t["wall"]:
-        return "%d samples, %.3f seconds of CPU" % (t["samples"], t["seconds"])
-    if not seconds:
+        out = "%d samples, %.3f seconds of %s" % (t["samples"], t["seconds"], cpuname)
+    elif not seconds:
         return "%d samples (%d on a CPU, %d waiting%s)" % (
             t["samples"], t["cpu_samples"], t["waiting_samples"], cpu)
-    return "%d samples, %.3f seconds of threads' time: %.3f on a CPU, %.3f waiting%s" % (
-        t["samples"], t["seconds"], t["cpu_seconds"], t["waiting_seconds"], cpu)
+    else:
+        out = "%d samples, %.3f seconds of threads' time: %.3f %s, %.3f waiting%s" % (
+            t["samples"], t["seconds"], t["cpu_seconds"], on, t["waiting_seconds"], cpu)
+    if not t["user_only"] or (t["wall"] and not t["kernel"]):
+        return out
+    if scaled:
+        return out + ", %.3f of them in the kernel, not sampled there" % k
+    return out + "; %.3f seconds in the kernel, not sampled" % k
 
 
 def es(n, word="process"):
