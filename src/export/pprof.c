@@ -560,8 +560,13 @@ profil_export_pprof(struct profil_report *r, FILE *out)
 	if (pp == NULL)
 		return -ENOMEM;
 	pp->out = out;
-	/* gzip: windowBits 15 + 16. */
-	if (deflateInit2(&pp->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	/*
+	 * gzip: windowBits 15 + 16.  Level 3, not the default 6: a profile is runs of short
+	 * messages alike but for a varint, where the lazy matcher of levels 4 and up walks
+	 * long hash chains for nothing.  On 500,000 distinct frames level 6 took 4.6 s of a
+	 * 4.7 s export for 6.85 MB, level 3 1.1 s for 6.75 MB (issue 19).
+	 */
+	if (deflateInit2(&pp->z, 3, Z_DEFLATED, 15 + 16, 8,
 	    Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(pp);
 		return -ENOMEM;
