@@ -395,7 +395,7 @@ profil_module_lookup(struct profil_module *mod, uint64_t offset,
 	int err;
 
 	/* offset + 1 wraps to 0, a free slot, only for an offset no mapping can hold. */
-	if (mod->unnamed_seen != NULL && offset + 1 != 0 &&
+	if (mod->unnamed_seen != NULL && offset != UINT64_MAX &&
 	    mod->unnamed_seen[unnamed_slot(offset)] == offset + 1) {
 		*loc = mod->unnamed;
 		return 0;
