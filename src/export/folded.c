@@ -16,6 +16,7 @@ print_tree(const struct profil_tree *t, FILE *out)
 {
 	const struct profil_tree_node *nd = t->nodes;
 	size_t *path, n, i, d;
+	char buf[256];
 
 	path = malloc((t->max_depth + 1) * sizeof(*path));
 	if (path == NULL)
@@ -26,7 +27,8 @@ print_tree(const struct profil_tree *t, FILE *out)
 			for (i = n, d = nd[n].depth; i != 0; i = nd[i].parent)
 				path[--d] = i;
 			for (d = 0; d < nd[n].depth; d++)
-				fprintf(out, "%s%s", d > 0 ? ";" : "", nd[path[d]].name);
+				fprintf(out, "%s%s", d > 0 ? ";" : "",
+				    profil_tree_name(t, path[d], buf, sizeof(buf)));
 			fprintf(out, " %" PRIu64 "\n", nd[n].self);
 		}
 		/* Next in pre-order: first child, else the next sibling of the nearest ancestor. */

@@ -91,7 +91,7 @@ add_leaf(void *arg, const struct profil_stack *st)
 		o->hits = h;
 		o->cap = cap;
 	}
-	o->hits[o->nhits].offset = fr->loc->offset;
+	o->hits[o->nhits].offset = fr->offset;
 	o->hits[o->nhits].count = count;
 	o->nhits++;
 	return 0;

@@ -247,7 +247,7 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 	uint64_t *x = malloc(t->n * sizeof(*x));
 	size_t n = 0, c, pruned = 0;
 	uint64_t next;
-	char fill[32];
+	char fill[32], buf[256];
 	unsigned y;
 	int fit;
 
@@ -255,7 +255,7 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 		return -ENOMEM;
 	x[0] = 0;
 	for (;;) {
-		const char *name = n == 0 ? "all" : nd[n].name;
+		const char *name = n == 0 ? "all" : profil_tree_name(t, n, buf, sizeof(buf));
 
 		next = x[n];
 		for (c = nd[n].child; c != 0; c = nd[c].next) {

@@ -1,8 +1,11 @@
 /*
  * tree.c - merging symbolized stacks into a tree of frames.  Names are interned so a child is
- * found by (parent, name pointer) in one hash table, whatever the fan-out.
+ * found by (parent, name pointer) in one hash table, whatever the fan-out; code nothing names
+ * by (parent, module name pointer, offset), its name made only when it is read.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,35 +37,31 @@ intern(struct profil_tree *t, const char *name)
 	return i < 0 ? NULL : t->names.strs[i];
 }
 
-static uint64_t
-node_hash(size_t parent, const char *name)
-{
-	uint64_t h = (uint64_t)parent * 0x9e3779b97f4a7c15ull ^
-	    (uint64_t)(uintptr_t)name * 0xc2b2ae3d27d4eb4full;
-
-	h ^= h >> 31;
-	return h;
-}
-
+/* A child is (parent, name) or, bare, (parent, module, offset). */
 struct node_key {
 	const struct profil_tree *t;
 	size_t parent;
-	const char *name;
+	const char *name;		/* the interned name, or a bare node's module */
+	uint64_t offset;
+	int bare;
 };
 
 static int
 node_same(const void *arg, size_t i)
 {
 	const struct node_key *k = arg;
+	const struct profil_tree_node *nd = &k->t->nodes[i];
 
-	return k->t->nodes[i].parent == k->parent && k->t->nodes[i].name == k->name;
+	if (nd->parent != k->parent || nd->bare != k->bare)
+		return 0;
+	return k->bare ? nd->module == k->name && nd->u.offset == k->offset : nd->u.name == k->name;
 }
 
-/* The child of parent named name, created on first use; 0 when out of memory. */
+/* The child of parent for key k, created on first use; 0 when out of memory. */
 static size_t
-child_get(struct profil_tree *t, size_t parent, const char *name)
+child_get(struct profil_tree *t, const struct node_key *k)
 {
-	const struct node_key k = { t, parent, name };
+	size_t parent = k->parent;
 	struct profil_tree_node *nd;
 	ssize_t i;
 
@@ -77,14 +76,21 @@ child_get(struct profil_tree *t, size_t parent, const char *name)
 		t->nodes = nd;
 		t->cap = cap;
 	}
-	i = profil_index_get(&t->index, node_hash(parent, name), node_same, &k, t->n);
+	i = profil_index_get(&t->index, profil_index_hash(parent, (uintptr_t)k->name,
+	    k->bare ? k->offset : UINT64_MAX), node_same, k, t->n);
 	if (i < 0)
 		return 0;
 	if ((size_t)i < t->n)
 		return (size_t)i;
 	nd = &t->nodes[t->n];
 	memset(nd, 0, sizeof(*nd));
-	nd->name = name;
+	if (k->bare) {
+		nd->u.offset = k->offset;
+		nd->module = k->name;
+		nd->bare = 1;
+	} else {
+		nd->u.name = k->name;
+	}
 	nd->parent = (uint32_t)parent;
 	nd->depth = t->nodes[parent].depth + 1;
 	nd->next = t->nodes[parent].child;
@@ -99,7 +105,8 @@ add_stack(void *arg, const struct profil_stack *st)
 {
 	struct profil_tree *t = arg;
 	uint64_t count = st->sample->count;
-	const char *name, *module;
+	const char *module;
+	struct node_key k = { t, 0, NULL, 0, 0 };
 	size_t d, i, node = 0;
 	char buf[256];
 
@@ -113,11 +120,18 @@ add_stack(void *arg, const struct profil_stack *st)
 		if (module[0] == '\0')
 			module = NULL;
 		for (i = profil_stack_frame_levels(fr); i-- > 0;) {
-			name = intern(t, profil_stack_frame_name(fr, i, buf, sizeof(buf)));
-			if (name == NULL || (node = child_get(t, node, name)) == 0)
+			k.parent = node;
+			/* profil_stack_frame_name()'s module+0xoffset, made when read. */
+			k.bare = fr->loc != NULL && module != NULL &&
+			    fr->loc->frames[i].function == NULL;
+			k.offset = fr->offset;
+			k.name = k.bare ? module :
+			    intern(t, profil_stack_frame_name(fr, i, buf, sizeof(buf)));
+			if (k.name == NULL || (node = child_get(t, &k)) == 0)
 				return -ENOMEM;
 			if (t->nodes[node].total == 0) {
-				t->nodes[node].module = module;
+				if (!k.bare)
+					t->nodes[node].module = module;
 				t->nodes[node].inlined = i + 1 < profil_stack_frame_levels(fr);
 			}
 			t->nodes[node].total = profil_count_add(t->nodes[node].total, count);
@@ -127,20 +141,34 @@ add_stack(void *arg, const struct profil_stack *st)
 	return 0;
 }
 
-static int
-name_cmp(const void *a, const void *b)
+const char *
+profil_tree_name(const struct profil_tree *t, size_t n, char *buf, size_t len)
 {
-	const struct profil_tree_node *x = *(struct profil_tree_node *const *)a;
-	const struct profil_tree_node *y = *(struct profil_tree_node *const *)b;
+	const struct profil_tree_node *nd = &t->nodes[n];
 
-	return strcmp(x->name, y->name);
+	if (n == 0)
+		return "";
+	if (!nd->bare)
+		return nd->u.name;
+	snprintf(buf, len, "%s+0x%" PRIx64, nd->module, nd->u.offset);
+	return buf;
+}
+
+static int
+name_cmp(const void *a, const void *b, void *arg)
+{
+	const struct profil_tree *t = arg;
+	char bx[256], by[256];
+
+	return strcmp(profil_tree_name(t, *(const uint32_t *)a, bx, sizeof(bx)),
+	    profil_tree_name(t, *(const uint32_t *)b, by, sizeof(by)));
 }
 
 /* Children in name order, so output does not depend on the order samples came in. */
 static int
 sort_children(struct profil_tree *t)
 {
-	struct profil_tree_node **kids = malloc(t->n * sizeof(*kids));
+	uint32_t *kids = malloc(t->n * sizeof(*kids));
 	size_t i, c, k;
 
 	if (kids == NULL)
@@ -148,13 +176,13 @@ sort_children(struct profil_tree *t)
 	for (i = 0; i < t->n; i++) {
 		k = 0;
 		for (c = t->nodes[i].child; c != 0; c = t->nodes[c].next)
-			kids[k++] = &t->nodes[c];
+			kids[k++] = (uint32_t)c;
 		if (k < 2)
 			continue;
-		qsort(kids, k, sizeof(*kids), name_cmp);
-		t->nodes[i].child = (uint32_t)(kids[0] - t->nodes);
+		qsort_r(kids, k, sizeof(*kids), name_cmp, t);
+		t->nodes[i].child = kids[0];
 		for (c = 0; c < k; c++)
-			kids[c]->next = c + 1 < k ? (uint32_t)(kids[c + 1] - t->nodes) : 0;
+			t->nodes[kids[c]].next = c + 1 < k ? kids[c + 1] : 0;
 	}
 	free(kids);
 	return 0;

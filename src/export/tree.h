@@ -12,11 +12,19 @@
 
 struct profil_report;
 
-/* Node 0 is the root (all samples, no name); 0 also means "none" in the links. */
+/*
+ * Node 0 is the root (all samples, no name); 0 also means "none" in the links.  A node of code
+ * nothing names (bare) is module+0xoffset: it keeps the offset, and its name is made when it
+ * is read (profil_tree_name), since a file of deep distinct stacks is mostly such frames and
+ * interning each name cost some 40 bytes a frame (issue 19).
+ */
 struct profil_tree_node {
-	const char *name;		/* interned; ';' and line breaks replaced */
+	union {
+		const char *name;	/* interned; ';' and line breaks replaced */
+		uint64_t offset;	/* bare: the offset in module */
+	} u;
 	const char *module;		/* interned base name of the module first seen here, or
-					   NULL (no mapping, or the root) */
+					   NULL (no mapping, or the root); a bare node's own */
 	uint64_t total;			/* ticks here and below */
 	uint64_t self;			/* ticks whose leaf is here */
 	/* Node numbers in 32 bits, depth and flag in one word: 48 bytes a node, not 64, as a
@@ -24,8 +32,9 @@ struct profil_tree_node {
 	uint32_t parent;
 	uint32_t child;			/* first child, children sorted by name */
 	uint32_t next;			/* next sibling */
-	unsigned depth : 31;		/* root 0 */
+	unsigned depth : 30;		/* root 0 */
 	unsigned inlined : 1;		/* code inlined into its caller (the first stack seen) */
+	unsigned bare : 1;		/* named module+0xoffset */
 };
 
 struct profil_tree {
@@ -40,5 +49,9 @@ struct profil_tree {
  * (release it either way). */
 int profil_tree_build(struct profil_tree *t, struct profil_report *r);
 void profil_tree_release(struct profil_tree *t);
+
+/* The name of node n ("" for the root): interned, or made in buf (len bytes) for a bare node,
+ * as profil_stack_frame_name() makes it. */
+const char *profil_tree_name(const struct profil_tree *t, size_t n, char *buf, size_t len);
 
 #endif /* PROFIL_EXPORT_TREE_H */

@@ -53,7 +53,8 @@ room(void **p, size_t *cap, size_t n, size_t size)
 /* A frame's function as the flat view knows it, the owner of the machine code, as a key:
  * (module, function start, 1) when a symbol names it, (module, entry start, 4) when an unwind
  * entry does, (module, offset, 2) when nothing does, (0, pc, 3) for a marker frame (a cut
- * stack's end, a thread's wait). */
+ * stack's end, a thread's wait).  pc is the marker's pc, or the offset when nothing names the
+ * code. */
 static void
 frame_key(const struct profil_location *loc, const struct profil_module *mod, uint64_t pc,
     uint64_t key[3])
@@ -65,7 +66,7 @@ frame_key(const struct profil_location *loc, const struct profil_module *mod, ui
 		return;
 	}
 	key[0] = (uintptr_t)mod;
-	key[1] = loc == NULL ? 0 : loc->known ? loc->function_start : loc->offset;
+	key[1] = loc == NULL ? 0 : loc->known ? loc->function_start : pc;
 	key[2] = loc == NULL ? 0 : loc->known == PROFIL_LOCATION_UNWIND ? 4 : loc->known ? 1 : 2;
 }
 
@@ -93,7 +94,8 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 
 	if (room((void **)&g->nodes, &g->capnodes, g->nnodes, sizeof(*g->nodes)) != 0)
 		return -ENOMEM;
-	frame_key(fr->loc, fr->loc != NULL ? fr->module : NULL, fr->pc, k.key);
+	frame_key(fr->loc, fr->loc != NULL ? fr->module : NULL,
+	    fr->loc != NULL ? fr->offset : fr->pc, k.key);
 	id = profil_index_get(&g->node_index, profil_index_hash(k.key[0], k.key[1], k.key[2]),
 	    node_same, &k, g->nnodes);
 	if (id < 0 || (size_t)id < g->nnodes)
@@ -102,7 +104,7 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 	memset(nd, 0, sizeof(*nd));
 	nd->loc = fr->loc;
 	nd->module = fr->loc != NULL ? fr->module : NULL;
-	nd->pc = k.key[2] == 3 ? fr->pc : 0;
+	nd->pc = k.key[2] == 3 ? fr->pc : k.key[2] == 2 ? fr->offset : 0;
 	nd->mark = UINT64_MAX;
 	return id;
 }
@@ -204,6 +206,7 @@ profil_graph_node_name(const struct profil_graph_node *n, char *buf, size_t len)
 
 	memset(&fr, 0, sizeof(fr));
 	fr.pc = n->pc;
+	fr.offset = n->pc;
 	fr.loc = n->loc;
 	fr.module = (struct profil_module *)(uintptr_t)n->module;
 	return profil_stack_frame_name(&fr, profil_stack_frame_levels(&fr) - 1, buf, len);

@@ -56,7 +56,7 @@ add_leaf(void *arg, const struct profil_stack *st)
 			return 0;
 		ln->matched = profil_count_add(ln->matched, count);
 		/* Odd third key: a place without a line, never merged with another. */
-		id = profil_tally_get(&ln->addrs, (uintptr_t)fr->module, loc->offset, 1);
+		id = profil_tally_get(&ln->addrs, (uintptr_t)fr->module, fr->offset, 1);
 		if (id < 0)
 			return (int)id;
 		ln->addrs.rows[id].count[0] = profil_count_add(ln->addrs.rows[id].count[0], count);
@@ -73,7 +73,7 @@ add_leaf(void *arg, const struct profil_stack *st)
 		id = profil_tally_get(&ln->t, (uintptr_t)fr->module, loc->function_start,
 		    loc->known == PROFIL_LOCATION_UNWIND ? 7 : 1);
 	else if (loc != NULL)
-		id = profil_tally_get(&ln->t, (uintptr_t)fr->module, loc->offset, 3);
+		id = profil_tally_get(&ln->t, (uintptr_t)fr->module, fr->offset, 3);
 	else
 		id = profil_tally_get(&ln->t, 0, 0, 5);
 	if (id < 0)
@@ -104,7 +104,8 @@ row_fill(struct profil_line_row *row, const struct profil_tally_row *t)
 		row->label = strdup("[unmapped]");
 		return row->label != NULL ? 0 : -ENOMEM;
 	}
-	row->offset = loc->offset;
+	/* A bare location is its module's, shared: the row's key holds the offset. */
+	row->offset = t->key[2] == 3 ? t->key[1] : loc->offset;
 	row->function = loc->frames[i].function;
 	if (i + 1 < loc->nframes)
 		row->outer = loc->frames[loc->nframes - 1].function;
@@ -115,7 +116,7 @@ row_fill(struct profil_line_row *row, const struct profil_tally_row *t)
 	}
 	if (row->function == NULL) {
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, profil_module_name(row->module),
-		    loc->offset);
+		    row->offset);
 		row->label = strdup(buf);
 		return row->label != NULL ? 0 : -ENOMEM;
 	}

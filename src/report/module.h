@@ -49,6 +49,13 @@ struct profil_module {
 	struct profil_location **cache;
 	size_t cache_size;
 	size_t cache_used;
+	/*
+	 * What nothing names is not cached per offset (symbols.c): the one location every such
+	 * offset shares, and the last offsets answered so, direct-mapped (offset + 1; 0 free),
+	 * so a hot unnamed pc is not resolved again at every frame.  Both made on first use.
+	 */
+	struct profil_location *unnamed;
+	uint64_t *unnamed_seen;
 };
 
 struct profil_symbolizer {

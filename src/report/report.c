@@ -276,10 +276,10 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_l
 			e = entry_get(r, fr.module, loc->function_start,
 			    loc->known == PROFIL_LOCATION_UNWIND ? 3 : 1, group);
 		else
-			e = entry_get(r, fr.module, loc->offset, 0, group);
+			e = entry_get(r, fr.module, fr.offset, 0, group);
 		if (e != NULL && e->e.count == 0) {
 			e->e.function = loc->frames[loc->nframes - 1].function;
-			e->e.offset = loc->offset;
+			e->e.offset = fr.offset;
 			e->e.file = loc->frames[loc->nframes - 1].file;
 			if (e->e.file == NULL)
 				e->e.file = loc->frames[0].file;

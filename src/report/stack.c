@@ -43,7 +43,6 @@ profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
     struct profil_stack_frame *fr)
 {
 	const struct profil_file *f = l->f;
-	uint64_t offset;
 	size_t m;
 	int kernel;
 
@@ -51,6 +50,7 @@ profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
 	/* A return address of 0 cannot be a call site; keep it from wrapping. */
 	fr->lookup = caller && pc > 0 ? pc - 1 : pc;
 	fr->module = NULL;
+	fr->offset = 0;
 	fr->loc = NULL;
 	fr->map = profil_file_mapping_find(f, fr->lookup, epoch);
 	kernel = fr->map != NULL && strcmp(fr->map->path, PROFIL_KERNEL_PATH) == 0;
@@ -63,6 +63,7 @@ profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
 			l->fresh = 1;
 		}
 		fr->module = l->jit;
+		fr->offset = fr->lookup;
 		return profil_module_lookup(l->jit, fr->lookup, &fr->loc);
 	}
 	if (fr->map == NULL)
@@ -79,8 +80,8 @@ profil_locate(struct profil_locator *l, uint64_t pc, int caller, uint32_t epoch,
 	/* The kernel's names are in each file, for the functions its own samples hit. */
 	if (kernel)
 		profil_module_set_file(fr->module, f);
-	offset = fr->lookup - fr->map->start + fr->map->offset;
-	return profil_module_lookup(fr->module, offset, &fr->loc);
+	fr->offset = fr->lookup - fr->map->start + fr->map->offset;
+	return profil_module_lookup(fr->module, fr->offset, &fr->loc);
 }
 
 /* Walks one file, every frame through the file's locator. */
@@ -206,6 +207,6 @@ profil_stack_frame_name(const struct profil_stack_frame *fr, size_t i, char *buf
 		return "[unmapped]";
 	if (i < fr->loc->nframes && fr->loc->frames[i].function != NULL)
 		return fr->loc->frames[i].function;
-	snprintf(buf, len, "%s+0x%" PRIx64, profil_module_name(fr->module), fr->loc->offset);
+	snprintf(buf, len, "%s+0x%" PRIx64, profil_module_name(fr->module), fr->offset);
 	return buf;
 }

@@ -27,7 +27,10 @@ struct profil_stack_frame {
 	struct profil_module *module;		/* NULL when map is */
 	uint64_t pc;			/* as recorded: interrupted PC or return address */
 	uint64_t lookup;		/* pc for the leaf, pc - 1 for callers */
-	const struct profil_location *loc;	/* NULL when map is */
+	uint64_t offset;		/* lookup as the module's offset; 0 when map is NULL */
+	const struct profil_location *loc;	/* NULL when map is; a bare one is shared by
+						   every offset of its module: offset says
+						   where (profil_module_lookup) */
 };
 
 /*

@@ -40,7 +40,8 @@ struct profil_frame {
  */
 struct profil_location {
 	const struct profil_module *module;
-	uint64_t offset;	/* file offset in the module */
+	uint64_t offset;	/* file offset in the module; 0 in a module's shared bare
+				   location (profil_module_lookup) */
 	uint64_t function_start;	/* ELF address of the owning function; its identity */
 	int known;		/* PROFIL_LOCATION_* */
 	size_t nframes;		/* at least 1 */
@@ -138,7 +139,11 @@ const char *profil_module_status_str(enum profil_module_status status);
 /*
  * Looks up a file offset of the module.  For a return address (a caller's frame) pass the
  * offset of the call, i.e. the return address minus one.  *loc stays valid until the session
- * is freed; the same offset returns the same location (cached).  Returns 0 or -ENOMEM.
+ * is freed; the same offset returns the same location (cached).  A bare answer, code nothing
+ * names (PROFIL_LOCATION_UNNAMED, one frame without file or line), is not kept per offset:
+ * every such offset of the module returns the module's one shared location, whose offset is
+ * 0, so the caller keeps the offset it asked for (struct profil_stack_frame's).  A file of deep
+ * distinct stacks is mostly such offsets (issue 19).  Returns 0 or -ENOMEM.
  */
 int profil_module_lookup(struct profil_module *mod, uint64_t offset,
     const struct profil_location **loc);

@@ -92,7 +92,8 @@ void profil_flat_view_release(struct profil_flat_view *v);
 struct profil_graph_node {
 	const struct profil_location *loc;	/* NULL for [unmapped] and marker frames */
 	const struct profil_module *module;
-	uint64_t pc;			/* a marker frame's pc (a cut, a wait); else 0 */
+	uint64_t pc;			/* a marker frame's pc (a cut, a wait), a bare frame's
+					   offset (loc is its module's, shared); else 0 */
 	uint64_t count[2];		/* ticks: [0] self, [1] total */
 	double seconds[2];
 	double waiting;			/* of total, the seconds threads waited (--wall) */
