@@ -124,7 +124,10 @@ nesting(void)
 	    "    \"cpu_samples\": 3,\n    \"cpu_seconds\": 0.375,\n"
 	    "    \"waiting_samples\": 1,\n    \"waiting_seconds\": 0.125,\n"
 	    "    \"cpu_wait_samples\": 0,\n    \"cpu_wait_seconds\": 0,\n"
-	    "    \"wall\": true,\n    \"wait_cpu\": false,\n    \"says\": \"4 samples, 0.500 seconds of threads' time: "
+	    "    \"wall\": true,\n    \"wait_cpu\": false,\n    \"kernel\": false,\n"
+	    "    \"user_only\": false,\n    \"inside\": false,\n"
+	    "    \"kernel_unsampled_seconds\": 0,\n"
+	    "    \"says\": \"4 samples, 0.500 seconds of threads' time: "
 	    "0.375 on a CPU, 0.125 waiting\"\n  }\n}\n") == 0, "commas, nesting and a time");
 	free(buf);
 }
