@@ -115,6 +115,11 @@ image_new(struct profil_outside *s, pid_t pid, const char *progname, const char 
 	im->exe = strdup(exe != NULL ? exe : "");
 	im->exit_kind = PROFIL_EXIT_RUNNING;
 	im->exit_code = -1;
+	/*
+	 * The command's image waits for its status from waitpid(), however it was first seen:
+	 * with its exec record lost on a full ring (-a under load) it is known by its samples.
+	 */
+	im->hold = s->root != 0 && pid == s->root;
 	if (im->progname == NULL || im->exe == NULL) {
 		image_free(im);
 		return NULL;
