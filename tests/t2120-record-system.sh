@@ -34,15 +34,16 @@ test_expect_success 'the command: its status kept, and profil itself not recorde
 	"$PROFIL" record -q -a -o st -- sh -c "echo \$PPID > ppid; echo \$\$ > self; i=0;
 		while [ \$i -lt 100000 ]; do i=\$((i + 1)); done; exit 3"; rc=$? &&
 	echo "status $rc" && test $rc -eq 3 &&
-	p=$(cat ppid) && ! ls st/*.$p.profil 2> /dev/null &&
-	"$PROFIL" dump "st/sh.$(cat self).profil" > sh.dump &&
+	p=$(cat ppid) && echo "profil $p, sh $(cat self)" && ls st &&
+	! ls st/*.$p.profil 2> /dev/null && test "$(ls st | grep -c "\.$(cat self)\.")" = 1 &&
+	"$PROFIL" dump "st/sh.$(cat self).profil" > sh.dump && head -n 2 sh.dump &&
 	test "$(dump_field sh.dump code)" = 3
 '
 
 test_expect_success 'without a command: until SIGINT' '
 	"$PROFIL" record -a -o int > int.out 2> int.err & pid=$! &&
 	sleep 1 && kill -INT $pid && wait $pid && cat int.err &&
-	grep -q "processes\?, [0-9]* samples" int.err && ls int/*.profil > /dev/null
+	grep -q "process\(es\)\?, [0-9]* samples" int.err && ls int/*.profil > /dev/null
 '
 
 # --wall: a process that only sleeps, started before, makes no record: it is known from /proc

@@ -985,7 +985,8 @@ on_comm(struct profil_outside *s, const uint8_t *rec, size_t len, int exec)
 	}
 	if (old != NULL) {
 		ppid = old->ppid;
-		skip = !s->opts.follow_exec || old->skip;
+		/* The command's first image is recorded, whatever ran under its pid before (-a). */
+		skip = !first && (!s->opts.follow_exec || old->skip);
 		old->end_ns = id.time + (uint64_t)s->realtime_offset;
 		profil_outside_image_end(s, old, PROFIL_EXIT_EXEC, 0);
 		/* Where the old image's count ended, this one's starts (read now, as late). */

@@ -82,8 +82,22 @@ profil_outside_system(struct profil_outside *s, pid_t root, char *err, size_t er
 
 	s->root = root;
 	r = profil_outside_rings_open(s, -1, 0, err, errlen);
-	if (r < 0 || !s->opts.wall)
+	if (r < 0)
 		return r;
+	/*
+	 * The command, forked and held before its exec, runs profil's code until then: described
+	 * now, while /proc still shows it so, its samples are left out as profil's own are.
+	 * Described later, at its first sample, /proc would show the program it became.
+	 */
+	if (root > 0) {
+		struct profil_outside_image *im = profil_outside_image_of(s, root, 1);
+
+		if (im == NULL)
+			return -ENOMEM;
+		im->skip = 1;
+	}
+	if (!s->opts.wall)
+		return 0;
 	/*
 	 * Waiting threads are sampled in the processes known: with --wall, every one there is
 	 * now, described after the events are on so that a later mapping comes as a record.
