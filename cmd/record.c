@@ -601,6 +601,37 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 	}
 }
 
+/*
+ * The outside recorder's options from record's: out is the directory opened already, or NULL
+ * (-p opens it once attached); -p follows every exec of what it attached to.
+ */
+static void
+outside_opts(const struct profil_cmd_record_opts *o, const struct profil_cmd_outdir *out,
+    struct profil_outside_opts *so)
+{
+	so->hz = (unsigned int)o->hzv;
+	so->depth = o->stacks ? 128 : 1;
+	so->frame_pointers = o->frame_pointers;
+	so->stack_copy = o->stack_copy;
+	so->wall = o->wall;
+	so->user_only = o->user_only;
+	so->follow_exec = !o->noexec || o->pids != NULL;
+	so->system_wide = o->all;
+	so->dirfd = out != NULL ? out->fd : -1;
+}
+
+/* One descriptor per thread and CPU: as many as we may have. */
+static void
+nofile_raise(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 struct command_wait {
 	pid_t pid;
 	int status;
@@ -644,15 +675,7 @@ record_outside(const struct profil_cmd_record_opts *o, char **cmd, const struct 
 	char err[512] = "", go;
 	int pipefd[2], pidfd, r, rc, have_nofile;
 
-	so.hz = (unsigned int)o->hzv;
-	so.depth = o->stacks ? 128 : 1;
-	so.frame_pointers = o->frame_pointers;
-	so.stack_copy = o->stack_copy;
-	so.wall = o->wall;
-	so.user_only = o->user_only;
-	so.follow_exec = !o->noexec;
-	so.system_wide = o->all;
-	so.dirfd = out->fd;
+	outside_opts(o, out, &so);
 	if (profil_outside_new(&so, &s) < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
@@ -776,7 +799,6 @@ record_attach(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
 	struct attach_wait w;
-	struct rlimit rl;
 	sigset_t blocked, old;
 	pid_t pids[64];
 	int pidfds[64];
@@ -804,19 +826,8 @@ record_attach(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *
 		profil_cmd_error("-p takes up to 64 process ids, separated by commas", o->pids);
 		return 2;
 	}
-	/* One descriptor per thread and CPU: as many as we may have. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	so.hz = (unsigned int)o->hzv;
-	so.depth = o->stacks ? 128 : 1;
-	so.frame_pointers = o->frame_pointers;
-	so.stack_copy = o->stack_copy;
-	so.wall = o->wall;
-	so.user_only = o->user_only;
-	so.follow_exec = 1;
-	so.dirfd = -1;
+	nofile_raise();
+	outside_opts(o, NULL, &so);
 	if (profil_outside_new(&so, &s) < 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
@@ -898,24 +909,12 @@ record_system(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;
-	struct rlimit rl;
 	sigset_t blocked, old;
 	char err[512] = "";
 	int r, rc;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	so.hz = (unsigned int)o->hzv;
-	so.depth = o->stacks ? 128 : 1;
-	so.frame_pointers = o->frame_pointers;
-	so.stack_copy = o->stack_copy;
-	so.wall = o->wall;
-	so.user_only = o->user_only;
-	so.follow_exec = !o->noexec;
-	so.system_wide = 1;
-	so.dirfd = out->fd;
+	nofile_raise();
+	outside_opts(o, out, &so);
 	if (profil_outside_new(&so, &s) < 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
