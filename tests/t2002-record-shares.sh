@@ -27,7 +27,7 @@ shares_ok() {
 	return $rc
 }
 
-"$PROFIL" record -o split -- "$REC/split" 1.6 "$PLUGIN" > split.out
+"$PROFIL" record --user-only -o split -- "$REC/split" 1.6 "$PLUGIN" > split.out
 "$PROFIL" report --tsv split > split.tsv
 "$PROFIL" dump split/*.profil > split.dump
 
@@ -74,7 +74,7 @@ for clock in perf timer; do
 	'
 done
 
-"$PROFIL" record -o threads -- "$REC/threads" 1.6 > threads.out
+"$PROFIL" record --user-only -o threads -- "$REC/threads" 1.6 > threads.out
 "$PROFIL" report --tsv threads > threads.tsv
 "$PROFIL" dump threads/*.profil > threads.dump
 

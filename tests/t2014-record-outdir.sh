@@ -33,10 +33,12 @@ fi
 # The warning says why: the output directory removed under a running shell, which then execs.
 # The shell's own recorder may be creating its file in the directory while rm empties it (its
 # thread starts late on a busy machine): rm then fails, and is run again until the directory
-# is gone.
+# is gone.  It waits for the directory first (a while at most): removed before the recorder
+# made it, it would be made afterwards, and nothing would fail.
 test_expect_success 'a profile that cannot be created: the warning carries the errno text' '
 	LD_PRELOAD=$B/libprofil-record.so PROFIL_RECORD_DIR=gone \
-		sh -c "until rm -rf gone 2> /dev/null; do :; done
+		sh -c "i=0; until [ -d gone ] || [ \$i -ge 200000 ]; do i=\$((i + 1)); done
+			until rm -rf gone 2> /dev/null; do :; done
 			exec \"$REC/exits\" exit 0.05" > /dev/null 2> g.err
 	rc=$? && cat g.err && test $rc -eq 7 &&
 	grep "^profil: cannot create profile: .*gone/\.sh\.[0-9.]*tmp.: No such file or dir" \
