@@ -21,6 +21,8 @@ for run in timer:1000:0 timer:1000:1 perf:10000:0 perf:10000:1; do
 		rc=$? && echo "status $rc" && cat a.out a.err && test $rc -eq 0 &&
 		cmp alone.out a.out && ! test -s a.err &&
 		"$PROFIL" dump a$clock$stacks/altstack.*.profil > a.dump &&
+		echo "$(dump_field a.dump clock) clock, $(dump_total a.dump) samples," \
+			"$(dump_field a.dump dropped) dropped" &&
 		test "$(dump_field a.dump clock)" = $clock && test "$(dump_total a.dump)" -gt 0
 	'
 done
