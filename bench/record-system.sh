@@ -1,13 +1,13 @@
 #!/bin/sh
 # bench/record-system.sh - the cost of recording every process of the machine: `profil record -a`
 # against `perf record -a` at the same rate (1 kHz, user space), flat and with call stacks
-# (profil -g against perf --call-graph dwarf), over a window of BENCH_SECONDS (default 3) while
+# (profil -g against perf --call-graph dwarf), over a window of BENCH_SECONDS (default 10) while
 # two `split` programs burn both CPUs.  The recorder's own CPU time (the window's command is
 # `sleep`, which uses none), the samples it kept and the bytes it wrote; BENCH_RUNS (default 3)
 # interleaved runs, medians.  Needs root (system-wide events).  Environment: B (build dir).
 . "$(dirname "$0")/lib.sh"
 RUNS=${BENCH_RUNS:-3}
-SECS=${BENCH_SECONDS:-3}
+SECS=${BENCH_SECONDS:-10}
 bench_scratch record-system
 
 if ! "$PROFIL" record -q -a -o probe -- true > /dev/null 2>&1; then
@@ -28,8 +28,8 @@ for run in $(seq "$RUNS"); do
 		"$SPLIT" $((SECS + 2)) "$PLUGIN" > /dev/null & b=$!
 		sleep 0.5
 		case $t in
-		profil) set -- "$PROFIL" record -q -a -F 1000 -o out -- sleep "$SECS" ;;
-		profil-g) set -- "$PROFIL" record -q -a -g -F 1000 -o out -- sleep "$SECS" ;;
+		profil) set -- "$PROFIL" record -q -a --user-only -F 1000 -o out -- sleep "$SECS" ;;
+		profil-g) set -- "$PROFIL" record -q -a --user-only -g -F 1000 -o out -- sleep "$SECS" ;;
 		perf) set -- perf record -q -a -F 1000 -e cpu-clock:u -o perf.data -- sleep "$SECS" ;;
 		perf-g) set -- perf record -q -a -F 1000 -e cpu-clock:u --call-graph dwarf \
 		    -o perf.data -- sleep "$SECS" ;;
@@ -68,7 +68,7 @@ awk -v secs="$SECS" "$MEDIAN"'
 			    t == "perf" ? "perf record -a" : "perf record -a --call-graph dwarf"
 			ratio = (peer in seen) && median(c[peer]) > 0 ? \
 			    sprintf("%.2f", median(c[t]) / median(c[peer])) : "-"
-			printf "| %s | %.1f | %d | %d | %d | %s |\n", name, median(c[t]) / secs,
+			printf "| %s | %.1f | %d | %d | %.1f | %s |\n", name, median(c[t]) / secs,
 			    median(n[t]), median(b[t]),
 			    (median(n[t]) > 0 ? median(b[t]) / median(n[t]) : 0), ratio
 		}
