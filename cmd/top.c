@@ -97,21 +97,6 @@ keys_free(struct top_key *k, size_t n)
 	free(k);
 }
 
-/* The row's function as the flat view names it: its name, else module+0xoffset. */
-static const char *
-row_name(const struct profil_report_entry *e, char *buf, size_t len)
-{
-	char mod[256];
-
-	if (e->function != NULL)
-		return profil_escape(e->function, buf, len);
-	if (e->module == NULL)
-		return "[unmapped]";
-	snprintf(buf, len, "%s+0x%" PRIx64,
-	    profil_escape(profil_module_name(e->module), mod, sizeof(mod)), e->offset);
-	return buf;
-}
-
 static char *
 row_key(const struct profil_report_entry *e)
 {
@@ -260,9 +245,8 @@ draw(struct top *t, int whole)
 			snprintf(tid, sizeof(tid), "%7" PRIu32 "  ", x->tid);
 		line(t, cols, "%6.2f %6.1f-%6.1f %9" PRIu64 " %9" PRIu64 "  %s%-36s %s",
 		    100 * share, 100 * lo, 100 * hi, whole ? x->count : rows[i].window, x->count,
-		    tid, row_name(x, name, sizeof(name)),
-		    x->module != NULL ? profil_escape(profil_module_name(x->module), mod,
-		    sizeof(mod)) : "?");
+		    tid, profil_report_entry_name(x, name, sizeof(name)),
+		    profil_report_entry_module(x, mod, sizeof(mod)));
 	}
 	if (t->tty)
 		fputs("\033[J", stdout);

@@ -19,8 +19,8 @@
 #define SHOW(s, buf)	profil_escape((s), (buf), sizeof(buf))
 
 /* A function's name, or module+0xoffset when nothing names it (gprof would drop the ticks). */
-static const char *
-entry_name(const struct profil_report_entry *e, char *buf, size_t len)
+const char *
+profil_report_entry_name(const struct profil_report_entry *e, char *buf, size_t len)
 {
 	char mod[512];
 
@@ -32,8 +32,8 @@ entry_name(const struct profil_report_entry *e, char *buf, size_t len)
 	return buf;
 }
 
-static const char *
-entry_module(const struct profil_report_entry *e, char *buf, size_t len)
+const char *
+profil_report_entry_module(const struct profil_report_entry *e, char *buf, size_t len)
 {
 	return e->module != NULL ? profil_escape(profil_module_name(e->module), buf, len) : "?";
 }
@@ -365,7 +365,7 @@ print_rows(struct profil_report *r, enum profil_report_split split,
 
 	if (!opt->tsv) {
 		for (i = 0; i < t->nrows; i++) {
-			len = strlen(entry_name(t->rows[i].e, buf, sizeof(buf)));
+			len = strlen(profil_report_entry_name(t->rows[i].e, buf, sizeof(buf)));
 			if (len > width)
 				width = len < 48 ? len : 48;
 		}
@@ -379,8 +379,8 @@ print_rows(struct profil_report *r, enum profil_report_split split,
 		if (opt->tsv) {
 			fprintf(out, "%.4f\t%.4f\t%.4f\t%.6f\t%.6f\t%" PRIu64 "\t%s\t%s\t%s\t%s",
 			    row->percent, 100 * row->lo, 100 * row->hi, row->cumulative, e->seconds,
-			    e->count, entry_name(e, buf, sizeof(buf)),
-			    entry_module(e, mod, sizeof(mod)),
+			    e->count, profil_report_entry_name(e, buf, sizeof(buf)),
+			    profil_report_entry_module(e, mod, sizeof(mod)),
 			    e->file != NULL ? SHOW(e->file, file) : "",
 			    e->module != NULL ? SHOW(profil_module_path(e->module), path) : "");
 			if (split != PROFIL_SPLIT_NONE) {
@@ -399,8 +399,9 @@ print_rows(struct profil_report *r, enum profil_report_split split,
 		    100 * row->lo, 100 * row->hi, row->cumulative, e->seconds, e->count);
 		if (split == PROFIL_SPLIT_THREAD)
 			fprintf(out, "%7" PRIu32 "  %-15s  ", e->tid, SHOW(e->thread, thread));
-		fprintf(out, "%-*s  %s\n", (int)width, entry_name(e, buf, sizeof(buf)),
-		    entry_module(e, mod, sizeof(mod)));
+		fprintf(out, "%-*s  %s\n", (int)width,
+		    profil_report_entry_name(e, buf, sizeof(buf)),
+		    profil_report_entry_module(e, mod, sizeof(mod)));
 	}
 }
 
@@ -492,8 +493,10 @@ flat_json(struct profil_report *r, const struct profil_flat_view *v, FILE *out)
 			profil_json_num(&j, "cumulative_s", t->rows[k].cumulative);
 			profil_json_num(&j, "self_s", e->seconds);
 			profil_json_u64(&j, "samples", e->count);
-			profil_json_str(&j, "function", entry_name(e, buf, sizeof(buf)));
-			profil_json_str(&j, "module", entry_module(e, shown, sizeof(shown)));
+			profil_json_str(&j, "function",
+			    profil_report_entry_name(e, buf, sizeof(buf)));
+			profil_json_str(&j, "module",
+			    profil_report_entry_module(e, shown, sizeof(shown)));
 			profil_json_str(&j, "file", e->file != NULL ? SHOW(e->file, shown) : NULL);
 			profil_json_str(&j, "path", e->module != NULL ?
 			    SHOW(profil_module_path(e->module), shown) : NULL);

@@ -162,6 +162,14 @@ size_t profil_report_file_program(const struct profil_report *r, size_t i);
 const struct profil_report_entry *profil_report_entries(struct profil_report *r, size_t *n);
 
 /*
+ * How the views show an entry, escaped (escape.h) into buf: its function, or module+0xoffset
+ * when nothing names it, "[unmapped]" outside every mapping; its module's name, or "?".
+ */
+const char *profil_report_entry_name(const struct profil_report_entry *e, char *buf, size_t len);
+const char *profil_report_entry_module(const struct profil_report_entry *e, char *buf,
+    size_t len);
+
+/*
  * The modules the samples touched that could not be fully symbolized, one call per module:
  * fn(arg, module).  Callers warn once per module with profil_module_status_str().
  */
