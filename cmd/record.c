@@ -265,7 +265,8 @@ command_status(int status, const char *cmd)
  * command's is 0, as from outside.
  */
 static int
-record_inside(const struct profil_cmd_record_opts *o, char **cmd, const struct profil_cmd_outdir *out)
+record_inside(const struct profil_cmd_record_opts *o, char **cmd,
+    const struct profil_cmd_outdir *out)
 {
 	char lib[PATH_MAX + 64];
 	struct sigaction sa, ign;
@@ -465,15 +466,6 @@ signals_take(sigset_t *blocked, sigset_t *old, int forward_only)
 	}
 }
 
-static uint64_t
-monotonic_ns(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec;
-}
-
 /*
  * ppoll(2) lets our signals in only while it waits: when a descriptor is ready it returns at once
  * and they stay pending.  Let in here, between two waits, so that a busy ring cannot keep ^C out.
@@ -511,15 +503,15 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 	 * other threads, read on the timeout).  Polled again, each would make this loop spin.
 	 */
 	unsigned char gone[LOOP_RINGS + LOOP_PIDFDS] = { 0 };
-	uint64_t last_snapshot = 0, next_wall = monotonic_ns() + wall_ns;
-	uint64_t next_watch = watch != NULL ? monotonic_ns() + watch->every_ns : 0;
+	uint64_t last_snapshot = 0, next_wall = profil_outside_monotonic_ns() + wall_ns;
+	uint64_t next_watch = watch != NULL ? profil_outside_monotonic_ns() + watch->every_ns : 0;
 	uint64_t drain_ns = profil_outside_drain_ns(s);
 	int rings_gone = 0, woken;
 
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		size_t nrings = profil_outside_pollfds(s, fds, LOOP_RINGS), n = 0, i;
-		uint64_t ms, now = monotonic_ns();
+		uint64_t ms, now = profil_outside_monotonic_ns();
 		int ready;
 
 		/*
@@ -575,7 +567,7 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 		profil_outside_read(s, 0);
 		if (done(arg))
 			return;
-		now = monotonic_ns();
+		now = profil_outside_monotonic_ns();
 		if (watch != NULL && (woken || now >= next_watch)) {
 			if (watch->fn(s, woken, watch->arg))
 				return;
@@ -664,8 +656,8 @@ command_done(void *arg)
  * events were refused before the command ran (*refused then holds the errno).
  */
 static int
-record_outside(const struct profil_cmd_record_opts *o, char **cmd, const struct profil_cmd_outdir *out,
-    int *refused)
+record_outside(const struct profil_cmd_record_opts *o, char **cmd,
+    const struct profil_cmd_outdir *out, int *refused)
 {
 	struct profil_outside_opts so = { 0 };
 	struct profil_outside *s;

@@ -24,7 +24,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -72,15 +71,6 @@ usage(FILE *f)
 	    "                  CAP_PERFMON)\n"
 	    "  On a terminal: q quits, t toggles the rows per thread.\n");
 	return f == stdout ? 0 : 2;
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static int
@@ -181,7 +171,7 @@ draw(struct top *t, int whole)
 	const struct profil_report_entry *e;
 	struct top_row *rows = NULL;
 	struct top_key *cur = NULL;
-	uint64_t now = now_ns(), window = 0, total = 0;
+	uint64_t now = profil_outside_monotonic_ns(), window = 0, total = 0;
 	char *paths[1] = { t->dir };
 	size_t n = 0, i, shown;
 	int srows, cols, rc = 0;
@@ -451,7 +441,7 @@ profil_cmd_top(int argc, char **argv)
 	w.fn = watch;
 	w.arg = &t;
 	o.watch = &w;
-	t.start_ns = t.last_ns = now_ns();
+	t.start_ns = t.last_ns = profil_outside_monotonic_ns();
 	if (t.tty)
 		terminal_enter(&t);
 	w.fd = t.keys ? STDIN_FILENO : -1;

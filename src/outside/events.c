@@ -190,21 +190,28 @@ event_open(const struct profil_outside *s, pid_t pid, int cpu, int on_exec, size
 	return fd;
 }
 
-int
-profil_outside_probe(void)
+/* A disabled user-space clock event (config), opened only to learn whether it may be. */
+static int
+probe_open(uint64_t config, pid_t pid, int cpu)
 {
 	struct perf_event_attr a;
-	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_SOFTWARE;
 	a.size = sizeof(a);
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.config = config;
 	a.sample_period = 1000000;
 	a.disabled = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	fd = perf_open(&a, 0, -1);
+	return perf_open(&a, pid, cpu);
+}
+
+int
+profil_outside_probe(void)
+{
+	int fd = probe_open(PERF_COUNT_SW_TASK_CLOCK, 0, -1);
+
 	if (fd < 0)
 		return -errno;
 	close(fd);
@@ -250,20 +257,11 @@ cpus_online(int *cpus, size_t cap)
 int
 profil_outside_probe_system(char *err, size_t errlen)
 {
-	struct perf_event_attr a;
 	int cpu, fd;
 
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.sample_period = 1000000;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
 	if (cpus_online(&cpu, 1) != 1)
 		cpu = 0;
-	fd = perf_open(&a, -1, cpu);
+	fd = probe_open(PERF_COUNT_SW_CPU_CLOCK, -1, cpu);
 	if (fd < 0) {
 		int e = errno;
 

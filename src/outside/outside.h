@@ -78,6 +78,9 @@ int profil_outside_probe_system(char *err, size_t errlen);
  */
 int profil_outside_system(struct profil_outside *s, pid_t root, char *err, size_t errlen);
 
+/* CLOCK_MONOTONIC in ns: the one clock of the recorder, its records and its commands' loops. */
+uint64_t profil_outside_monotonic_ns(void);
+
 /* The value of the sysctl kernel.<name> as text for a message, or "?". */
 void profil_outside_sysctl(const char *name, char *out, size_t cap);
 

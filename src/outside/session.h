@@ -166,7 +166,6 @@ struct profil_outside {
 };
 
 /* events.c */
-uint64_t profil_outside_monotonic_ns(void);
 ssize_t profil_outside_read_text(const char *path, char *buf, size_t cap);
 int profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char *err,
     size_t errlen);
