@@ -6,6 +6,8 @@ project's writer would never write, for the export and fuzz tests:
   mapping OUT PATH [COUNT]
                    COUNT ticks (default 1) at one PC, file offset 0x500 of PATH (a path that
                    is a FIFO, a device, or bytes that are no UTF-8: PATH may hold \\xNN escapes)
+  timed OUT PATH COUNT
+                   the same, with a TIME record: tick i in slot i of 1 ms
 """
 import struct
 import sys
@@ -31,7 +33,7 @@ def main():
     if kind == "empty":
         data += header(b"empty")
         n = 1
-    elif kind == "mapping":
+    elif kind in ("mapping", "timed"):
         path = sys.argv[3].encode("latin-1", "backslashreplace").decode("unicode_escape")
         path = path.encode("latin-1")
         m = struct.pack("<QQQQQIIIII", 0x1000, 0x2000, 0, 0, 0, 0, 0xffffffff, 5, 0, len(path))
@@ -39,8 +41,13 @@ def main():
         s = struct.pack("<QIII", count, 1, 0, 1) + struct.pack("<Q", 0x1500)
         data += header(b"hostile") + record(2, m + path) + record(4, s)
         n = 3
+        if kind == "timed":
+            t = struct.pack("<QI", 1000000, count)
+            t += b"".join(struct.pack("<IIQ", 0, i, 1) for i in range(count))
+            data += record(0x54494D45, t)
+            n += 1
     else:
-        sys.exit("usage: synth.py empty|mapping OUT [PATH]")
+        sys.exit("usage: synth.py empty|mapping|timed OUT [PATH [COUNT]]")
     with open(out, "wb") as f:
         f.write(data + record(0x454E44, struct.pack("<Q", n)))
 
