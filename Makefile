@@ -25,12 +25,13 @@ LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks 
 # exports only what it interposes.
 REC_SO  := $(B)/libprofil-record.so
 REC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/cfi/zlib.c,$(wildcard src/record/*.c \
-	src/sample/*.c src/engine/*.c src/cfi/*.c)) src/format/writer.c src/format/crc32.c)
+	src/sample/*.c src/engine/*.c src/cfi/*.c)) src/format/writer.c src/format/crc32.c \
+	src/profile/timeline.c)
 
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
 CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c \
-	src/jit/*.c \
+	src/jit/*.c src/profile/*.c \
 	src/cfi/*.c) src/sample/walk.c
 CLI_PKGS   := libdw zlib
 PKG_CONFIG ?= pkg-config
@@ -97,7 +98,8 @@ $(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok $(B)/engine-sig
 # The recorder's flush and ring drain run in fatal-signal handlers too: the same check, with
 # the raw system calls they make listed in tools/record-signal-safe.allow.
 REC_SIGNAL_OBJ := $(SAMPLE_OBJ) $(addprefix $(B)/src/,record/flush.o record/maps.o \
-	record/threads.o record/ring.o format/writer.o format/crc32.o)
+	record/threads.o record/ring.o record/times.o format/writer.o format/crc32.o \
+	profile/timeline.o)
 $(B)/record-signal-safe.ok: $(REC_SIGNAL_OBJ) tools/check-signal-safe.sh tools/signal-safe.allow \
 		tools/record-signal-safe.allow
 	SIGNAL_SAFE_EXTRA=tools/record-signal-safe.allow NM=$(NM) tools/check-signal-safe.sh \

@@ -90,6 +90,7 @@ image_free(struct profil_outside_image *im)
 	free(im->threads);
 	profil_index_release(&im->thread_index);
 	free(im->entries);
+	free(im->times.e);
 	profil_index_release(&im->entry_index);
 	free(im->pool);
 	free(im->progname);
@@ -474,12 +475,56 @@ sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, u
 	return (int)row;
 }
 
-int
-profil_outside_image_count(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs,
-    uint32_t depth, uint64_t weight)
+/*
+ * weight samples of the entry row taken at when (CLOCK_MONOTONIC ns), in slots of one sampling
+ * period from the image's start.  The timeline grows to its bound as it fills; out of memory,
+ * the bound becomes what it has.
+ */
+static void
+image_time(struct profil_outside *s, struct profil_outside_image *im, int row, uint64_t when,
+    uint64_t weight)
 {
-	if (sample_add(im, tid, pcs, depth, weight) < 0)
+	struct profil_timeline *tl = &im->times;
+	uint64_t t = when + (uint64_t)s->realtime_offset, slot;
+
+	if (tl->base_ns == 0)
+		profil_timeline_init(tl, NULL, 0, PROFIL_TIMELINE_MAX, s->period_ns);
+	/*
+	 * An image described from /proc when its first record was read starts then, after its
+	 * first samples were taken: it starts at the first instead.  Records come in time
+	 * order, so only the first can be before the start.
+	 */
+	if (t < im->start_ns && tl->n == 0)
+		im->start_ns = t;
+	slot = t > im->start_ns ? (t - im->start_ns) / tl->base_ns : 0;
+	if (slot >= UINT32_MAX) {
+		tl->untimed += weight;
+		return;
+	}
+	while (profil_timeline_add(tl, (uint32_t)row, (uint32_t)slot, weight) == 1) {
+		size_t cap = tl->cap ? tl->cap * 2 : 1024;
+		struct profil_file_time *e;
+
+		cap = cap < tl->max ? cap : tl->max;
+		e = realloc(tl->e, cap * sizeof(*e));
+		if (e == NULL) {
+			tl->max = tl->cap;
+			continue;
+		}
+		tl->e = e;
+		tl->cap = cap;
+	}
+}
+
+int
+profil_outside_image_count(struct profil_outside *s, struct profil_outside_image *im,
+    uint32_t tid, const uint64_t *pcs, uint32_t depth, uint64_t weight, uint64_t when)
+{
+	int row = sample_add(im, tid, pcs, depth, weight);
+
+	if (row < 0)
 		return -ENOMEM;
+	image_time(s, im, row, when, weight);
 	im->samples += weight;
 	return 0;
 }
@@ -736,6 +781,10 @@ profil_outside_image_write(struct profil_outside *s, struct profil_outside_image
 
 		profil_writer_sample(w, e->count, e->tid, e->epoch, e->depth, im->pool + e->pcs);
 	}
+	/* Keys are rows of entries, and row i is SAMPLE record i. */
+	if (im->times.n > 0)
+		profil_writer_time(w, profil_timeline_slot_ns(&im->times), im->times.e,
+		    im->times.n);
 	r = profil_writer_finish(w);
 	if (close(fd) != 0 && r == 0)
 		r = -errno;
@@ -948,6 +997,7 @@ on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 		return;
 	}
 	th->cpu_row = row;
+	image_time(s, im, row, t, 1);
 	im->samples++;
 	im->end_ns = t + (uint64_t)s->realtime_offset;
 }

@@ -14,6 +14,7 @@
 #include "format/format.h"
 #include "jit/jit.h"
 #include "outside.h"
+#include "profile/timeline.h"
 #include "report/index.h"
 
 /* One CPU's ring buffer, written by every event of that CPU. */
@@ -86,6 +87,8 @@ struct profil_outside_image {
 	struct profil_index entry_index;
 	uint64_t *pool;
 	size_t npool, poolcap;
+	/* When its samples were taken: keys are rows of entries, slots from start_ns. */
+	struct profil_timeline times;
 	uint64_t samples;
 	uint64_t lost;
 	uint64_t written;		/* samples in the last file written */
@@ -160,6 +163,7 @@ struct profil_outside {
 
 	uint64_t processes_written;	/* the image count in the last file written */
 	int64_t realtime_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t wall_now;		/* --wall: the time of the tick being taken */
 	unsigned int serial;		/* temporary file names */
 	struct profil_writer *writer;
 	struct profil_outside_stats stats;
@@ -181,9 +185,12 @@ void profil_outside_image_end(struct profil_outside *s, struct profil_outside_im
     uint32_t kind, int32_t code);
 int profil_outside_image_write(struct profil_outside *s, struct profil_outside_image *im);
 
-/* images.c: counts weight samples of (tid, stack) in the image. */
-int profil_outside_image_count(struct profil_outside_image *im, uint32_t tid,
-    const uint64_t *pcs, uint32_t depth, uint64_t weight);
+/*
+ * images.c: counts weight samples of (tid, stack) in the image, taken at when
+ * (CLOCK_MONOTONIC ns).
+ */
+int profil_outside_image_count(struct profil_outside *s, struct profil_outside_image *im,
+    uint32_t tid, const uint64_t *pcs, uint32_t depth, uint64_t weight, uint64_t when);
 /*
  * The stack of thread t's last CPU sample, leaf first, at most max pcs, into pcs; its depth,
  * 0 when it had none (--wall: where it waits for a CPU).

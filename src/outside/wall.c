@@ -150,7 +150,7 @@ cpu_wait(struct profil_outside *s, struct profil_outside_image *im,
 	depth = (uint32_t)profil_wait_cpu_place(&t->wall_cpu, pcs, depth, max, &n, s->opts.hz);
 	if (depth == 0)
 		return;
-	if (profil_outside_image_count(im, t->tid, pcs, depth, n) < 0)
+	if (profil_outside_image_count(s, im, t->tid, pcs, depth, n, s->wall_now) < 0)
 		im->lost += n;
 	else
 		s->stats.cpu_waits += n;
@@ -180,7 +180,8 @@ wall_thread(struct profil_outside *s, struct profil_outside_image *im,
 		/* Counted again on its run count alone: it may be waiting for a CPU by now. */
 		t->wall_cpu.recounts += weight;
 	}
-	if (profil_outside_image_count(im, t->tid, t->wall_pcs, t->wall_depth, weight) < 0)
+	if (profil_outside_image_count(s, im, t->tid, t->wall_pcs, t->wall_depth, weight,
+	    s->wall_now) < 0)
 		im->lost += weight;
 	else
 		s->stats.waits += weight;
@@ -189,6 +190,7 @@ wall_thread(struct profil_outside *s, struct profil_outside_image *im,
 void
 profil_outside_wall_tick(struct profil_outside *s, uint64_t weight)
 {
+	s->wall_now = profil_outside_monotonic_ns();
 	for (size_t i = 0; i < s->npids; i++) {
 		struct profil_outside_image *im = s->pids[i].image;
 

@@ -141,19 +141,26 @@ program_uses_sigprof(void)
 	    (it.it_value.tv_sec != 0 || it.it_value.tv_usec != 0);
 }
 
+/*
+ * The table's entries as SAMPLE records; each row's record number noted for the times
+ * (profil_record_times_ranks), UINT32_MAX for a row not written.
+ */
 static void
 write_table(struct profil_writer *w, const struct profil_stack_table *t)
 {
+	uint32_t *ranks = profil_record_times_ranks(t);
 	size_t i;
 
 	for (i = 0; i < t->nentries; i++) {
 		const struct profil_stack_entry *e = &t->entries[i];
 		uint_least64_t state = atomic_load_explicit(&e->state, memory_order_acquire);
-		uint64_t count;
+		uint64_t count = 0;
 
-		if (state <= PROFIL_STACK_DEAD)
-			continue;
-		count = atomic_load_explicit(&e->count, memory_order_relaxed);
+		if (state > PROFIL_STACK_DEAD)
+			count = atomic_load_explicit(&e->count, memory_order_relaxed);
+		if (ranks != NULL)
+			ranks[i] = count > 0 && w->samples < UINT32_MAX ? (uint32_t)w->samples :
+			    UINT32_MAX;
 		if (count > 0)
 			profil_writer_sample(w, count, e->tid, e->epoch, e->depth,
 			    t->pool + e->pcs);
@@ -221,6 +228,7 @@ spill_locked(void)
 	struct profil_stack_table *old = atomic_load(&s->cur);
 	struct profil_stack_table *next = old == &s->tables[0] ? &s->tables[1] : &s->tables[0];
 	struct stat st;
+	int written;
 
 	if (profil_rec.spill_fd < 0) {
 		int dfd = profil_record_dir_fd();
@@ -243,11 +251,15 @@ spill_locked(void)
 	atomic_store(&s->cur, next);
 	while (atomic_load(&old->inflight) != 0)
 		sched_yield();
+	/* The adders are gone, and their times queued: taken before the keys change. */
+	profil_record_times_spill_begin();
 	if (lseek(profil_rec.spill_fd, (off_t)profil_rec.spill_bytes, SEEK_SET) < 0)
 		return;
 	profil_writer_init_records(&writer, profil_rec.spill_fd);
 	write_table(&writer, old);
-	if (profil_writer_flush(&writer) == 0) {
+	written = profil_writer_flush(&writer) == 0;
+	profil_record_times_spill_end((int)(old - s->tables), profil_rec.spill_records, written);
+	if (written) {
 		profil_rec.spill_records += writer.records;
 		profil_rec.spill_bytes = (uint64_t)lseek(profil_rec.spill_fd, 0, SEEK_CUR);
 	} else if (ftruncate(profil_rec.spill_fd, (off_t)profil_rec.spill_bytes) != 0) {
@@ -289,7 +301,9 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 {
 	struct profil_stacks *s = &profil_rec.stacks;
 	struct profil_file_header h;
+	uint64_t spill_base;
 	size_t i;
+	int spilled;
 
 	memset(&h, 0, sizeof(h));
 	h.pid = (uint32_t)profil_rec.pid;
@@ -320,10 +334,15 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 		profil_writer_mapping(w, &profil_rec.maps[i].m);
 	for (i = 0; i < profil_rec.nthreads; i++)
 		profil_writer_thread(w, profil_rec.threads[i].tid, profil_rec.threads[i].name);
+	/* Every time queued so far names an entry published before the tables are read. */
+	profil_record_times_drain();
+	spill_base = w->samples;
 	copy_spill(w);
+	spilled = w->samples - spill_base == profil_rec.spill_records;
 	/* The table not current is empty, unless a spill could not write it: then it counts. */
 	write_table(w, &s->tables[0]);
 	write_table(w, &s->tables[1]);
+	profil_record_times_write(w, spill_base, spilled);
 }
 
 /*

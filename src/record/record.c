@@ -381,6 +381,7 @@ drain_now(int files)
 		return;
 	if (ring_mode)
 		profil_ring_drain_all();
+	profil_record_times_drain();
 	if (files)
 		profil_record_spill_check_locked();
 	profil_record_unlock();
@@ -945,6 +946,7 @@ atfork_child(void)
 		}
 		atomic_store(&s->cur, &s->tables[0]);
 		atomic_store(&s->dropped, 0);
+		profil_record_times_fork_child();
 		profil_record_spill_forget();
 		profil_rec.nthreads = 0;
 		profil_rec.warned = 0;
@@ -1067,6 +1069,7 @@ tables_release(void)
 	struct profil_stacks *s = &profil_rec.stacks;
 	int i;
 
+	profil_record_times_release();
 	atomic_store(&s->cur, NULL);
 	for (i = 0; i < 2; i++) {
 		struct profil_stack_table *t = &s->tables[i];
@@ -1308,6 +1311,8 @@ setup(void)
 		}
 	}
 	atomic_store(&s->cur, &s->tables[0]);
+	/* Without room for times the recording goes on: its file says nothing of time. */
+	(void)profil_record_times_init();
 	if (profil_rec.wall && profil_record_wall_init() < 0) {
 		profil_rec.wall = 0;
 		profil_record_warn("--wall off: cannot map memory", PROFIL_RECORD_ENV_WALL);

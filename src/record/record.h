@@ -151,6 +151,27 @@ int profil_record_wall_init(void);
 void profil_record_wall_tick(uint64_t weight, uint32_t self, uint32_t keeper);
 void profil_record_wall_fork_child(void);
 
+/*
+ * src/record/times.c: when the ticks were taken (TIME records).  init maps the queue the
+ * adders fill and the timeline it is emptied into, at start (the recorder runs without times
+ * when it fails: -1), release gives them back; fork_child empties both.  The rest: lock held, async-signal-safe.
+ * drain empties the queue into the timeline; ranks is where write_table() notes, for each row
+ * of table t, the number of the SAMPLE record it was written as (NULL: no times kept).  A
+ * spill calls spill_begin once its adders are gone, before writing the table, and spill_end
+ * after, with the number of the spill file's first record it wrote and whether it did.  write
+ * adds the TIME records after every SAMPLE record (the spill file's numbered from
+ * spill_base, if spilled says they were all copied).  untimed: ticks whose time was dropped.
+ */
+int profil_record_times_init(void);
+void profil_record_times_release(void);
+void profil_record_times_fork_child(void);
+void profil_record_times_drain(void);
+uint32_t *profil_record_times_ranks(const struct profil_stack_table *t);
+void profil_record_times_spill_begin(void);
+void profil_record_times_spill_end(int which, uint64_t base, int written);
+void profil_record_times_write(struct profil_writer *w, uint64_t spill_base, int spilled);
+uint64_t profil_record_times_untimed(void);
+
 uint64_t profil_record_now_ns(void);
 /*
  * The process's time in kernel mode from now on, as the kernel counts it (getrusage(2)): the

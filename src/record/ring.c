@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -45,6 +46,7 @@
  */
 struct ring {
 	pid_t tid;			/* 0: free */
+	int timed;			/* samples carry the kernel's CLOCK_MONOTONIC time */
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
 	size_t size;			/* data bytes, a power of two */
@@ -79,7 +81,7 @@ copy_for(size_t size, unsigned int hz)
 }
 
 static int
-ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size)
+ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size, int timed)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->type = PERF_TYPE_SOFTWARE;
@@ -87,6 +89,15 @@ ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size
 	attr->config = PERF_COUNT_SW_TASK_CLOCK;
 	attr->sample_period = 1000000000ULL / hz;
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	/*
+	 * When each sample was taken, on the clock the signal handler reads (use_clockid, Linux
+	 * 4.1): a drain 10 ms later would blur the times by as much.
+	 */
+	if (timed) {
+		attr->sample_type |= PERF_SAMPLE_TIME;
+		attr->use_clockid = 1;
+		attr->clockid = CLOCK_MONOTONIC;
+	}
 	if (stacks && profil_rec.stacks.unwind != NULL) {
 		attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		attr->sample_regs_user = REGS_USER;
@@ -116,7 +127,7 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	struct ring *r = NULL;
 	size_t i, size;
 	void *m;
-	int fd, cfi = stacks && profil_rec.stacks.unwind != NULL;
+	int fd, cfi = stacks && profil_rec.stacks.unwind != NULL, timed = 1;
 
 	for (i = 0; i < MAX_RINGS; i++) {
 		if (rings[i].tid == tid)
@@ -142,9 +153,14 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	}
 	size = ring_pages * (size_t)page;
 	for (;;) {
-		ring_attr(&attr, hz, stacks, size);
+		ring_attr(&attr, hz, stacks, size, timed);
 		profil_seccomp_step("perf_event_open");
 		fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		/* A kernel without use_clockid: times are then the drain's. */
+		if (fd < 0 && errno == EINVAL && timed) {
+			timed = 0;
+			continue;
+		}
 		if (fd < 0)
 			return -errno;
 		/*
@@ -178,6 +194,7 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	r->data = (uint8_t *)m + page;
 	r->size = size;
 	r->map_len = size + (size_t)page;
+	r->timed = timed;
 	r->tid = tid;
 	profil_ring_stats.threads++;
 	return 0;
@@ -195,9 +212,9 @@ copy_out(const struct ring *r, uint64_t from, void *dst, size_t n)
 
 /*
  * The walk by unwind tables of a sample's registers and stack copy: rec[2..] holds the
- * registers' ABI, bx, bp, sp, ip, the copy's size, the copy and the size the kernel filled.  The
- * space is entered as the signal handler enters it: builders do not take the recorder lock
- * while they free.
+ * registers' ABI, bx, bp, sp, ip, the copy's size, the copy and the size the kernel filled
+ * (rec[0] and rec[1] are the caller's).  The space is entered as the signal handler enters it:
+ * builders do not take the recorder lock while they free.
  */
 static size_t
 walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
@@ -233,19 +250,24 @@ walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
 	return n;
 }
 
+/* A sample: ip, pid and tid, the time if timed, then the call chain or the registers. */
 static void
-take_sample(const uint64_t *rec, size_t words, int stacks)
+take_sample(const uint64_t *rec, size_t words, int stacks, int timed)
 {
 	/* 8 KiB: static, not on the stack of a fatal signal's flush; the lock is held. */
 	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
-	uint64_t ip, nr, i;
+	uint64_t ip, nr, i, when;
 	size_t depth = 0;
 	uint32_t tid;
 
-	if (words < 2)
+	if (words < 2 + (size_t)timed)
 		return;
 	ip = rec[0];
 	tid = (uint32_t)(rec[1] >> 32);
+	when = timed ? rec[2] : profil_time_now();
+	/* What follows the time is read as if it came right after the tid. */
+	rec += timed;
+	words -= (size_t)timed;
 	if (stacks && profil_rec.stacks.unwind != NULL) {
 		depth = walk_copy(rec, words, pcs, profil_rec.depth);
 	} else if (stacks && words >= 3) {
@@ -266,7 +288,7 @@ take_sample(const uint64_t *rec, size_t words, int stacks)
 		depth++;
 	}
 	depth = profil_stacks_drop_self(&profil_rec.stacks, pcs, depth);
-	profil_stacks_add(&profil_rec.stacks, tid, pcs, depth, 1);
+	profil_stacks_add(&profil_rec.stacks, tid, pcs, depth, 1, when);
 	profil_ring_stats.samples++;
 }
 
@@ -288,13 +310,15 @@ drain(struct ring *r)
 		if (h.size <= sizeof(rec)) {
 			copy_out(r, tail, rec, h.size);
 			if (h.type == PERF_RECORD_SAMPLE)
-				take_sample(rec + 1, (h.size - sizeof(h)) / 8, stacks);
+				take_sample(rec + 1, (h.size - sizeof(h)) / 8, stacks, r->timed);
 			else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16)
 				profil_ring_stats.lost += rec[2];
 		}
 		tail += h.size;
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	/* A ring holds more samples than the queue of times: emptied after each. */
+	profil_record_times_drain();
 }
 
 void

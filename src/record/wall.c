@@ -52,6 +52,7 @@ static struct waiter *waiters;	/* MAX_WAITERS, with the rooms of their stacks af
 static size_t nwaiters, kept, max_kept;
 static uint32_t skip[2];	/* the recorder's own threads: this one and the keeper */
 static uint64_t weight_now;
+static uint64_t tick_when;	/* the tick's time, CLOCK_MONOTONIC ns: its samples' */
 struct profil_wall_stats profil_wall_stats;
 
 int
@@ -284,7 +285,7 @@ cpu_wait(struct waiter *w, uint64_t n)
 	depth = profil_wait_cpu_place(&w->cpu, pcs, depth, max, &n, profil_rec.hz);
 	if (depth == 0)
 		return;
-	profil_stacks_add(&profil_rec.stacks, w->tid, pcs, depth, n);
+	profil_stacks_add(&profil_rec.stacks, w->tid, pcs, depth, n, tick_when);
 	profil_wall_stats.cpu_waits += n;
 }
 
@@ -311,7 +312,7 @@ wall_thread(struct waiter *w)
 		/* Counted again on its run count alone: it may be waiting for a CPU by now. */
 		w->cpu.recounts += weight_now;
 	}
-	profil_stacks_add(&profil_rec.stacks, w->tid, w->pcs, w->depth, weight_now);
+	profil_stacks_add(&profil_rec.stacks, w->tid, w->pcs, w->depth, weight_now, tick_when);
 	profil_wall_stats.waits += weight_now;
 }
 
@@ -364,6 +365,7 @@ profil_record_wall_tick(uint64_t weight, uint32_t self, uint32_t keeper)
 	skip[0] = self;
 	skip[1] = keeper;
 	weight_now = weight;
+	tick_when = profil_time_now();
 	for (i = 0; i < nwaiters; i++)
 		waiters[i].seen = 0;
 	profil_threads_foreach(visit, &at);
@@ -377,7 +379,7 @@ profil_record_wall_tick(uint64_t weight, uint32_t self, uint32_t keeper)
 				const uint64_t cut[2] = { PROFIL_PC_WAIT_CPU, PROFIL_PC_CUT_STACK };
 
 				profil_stacks_add(&profil_rec.stacks, waiters[i].tid, cut, 2,
-				    waiters[i].cpu.unplaced);
+				    waiters[i].cpu.unplaced, tick_when);
 				profil_wall_stats.cpu_waits += waiters[i].cpu.unplaced;
 			}
 			if (waiters[i].fd >= 0) {

@@ -137,7 +137,7 @@ profil_stacks_drop_self(const struct profil_stacks *s, uint64_t *pcs, size_t dep
 
 void
 profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
-    uint64_t weight)
+    uint64_t weight, uint64_t when)
 {
 	uint32_t epoch = atomic_load_explicit(&s->epoch, memory_order_relaxed);
 	struct profil_stack_table *t;
@@ -153,11 +153,18 @@ profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, si
 	h |= 1ULL << 63;
 	t = table_enter(s);
 	row = table_add(t, tid, epoch, pcs, depth, weight, h);
-	if (row < 0)
+	if (row < 0) {
 		atomic_fetch_add_explicit(&s->dropped, weight, memory_order_relaxed);
-	else if (s->last != NULL && pcs[0] < PROFIL_PC_WAIT_MIN)
-		atomic_store_explicit(&s->last[tid & (s->nlast - 1)],
-		    1 + ((uint64_t)(t - s->tables) << 32 | (uint64_t)row), memory_order_release);
+	} else {
+		if (s->last != NULL && pcs[0] < PROFIL_PC_WAIT_MIN)
+			atomic_store_explicit(&s->last[tid & (s->nlast - 1)],
+			    1 + ((uint64_t)(t - s->tables) << 32 | (uint64_t)row),
+			    memory_order_release);
+		/* Before leaving the table: a spill waits for its adders, so for their times. */
+		if (s->times != NULL)
+			profil_time_push(s->times, PROFIL_TIME_KEY(t - s->tables, row), when,
+			    weight);
+	}
 	atomic_fetch_sub(&t->inflight, 1);
 }
 
@@ -165,6 +172,8 @@ void
 profil_stacks_tick(const struct profil_tick *tick, void *arg)
 {
 	struct profil_stacks *s = arg;
+	/* Before the walk, which may take microseconds: the time is the tick's. */
+	uint64_t when = s->times != NULL ? profil_time_now() : 0;
 	uint64_t pcs[MAX_DEPTH];
 	size_t depth;
 
@@ -181,5 +190,5 @@ profil_stacks_tick(const struct profil_tick *tick, void *arg)
 		pcs[0] = tick->pc;
 		depth = 1;
 	}
-	profil_stacks_add(s, current_tid(), pcs, depth, tick->weight);
+	profil_stacks_add(s, current_tid(), pcs, depth, tick->weight, when);
 }

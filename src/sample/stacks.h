@@ -54,6 +54,53 @@ struct profil_unwind_shared {
 };
 
 /*
+ * When ticks were taken, on their way from the adders (signal handlers, and the recorder's
+ * thread for the ring clock and --wall) to the recorder's thread: a bounded multi-producer,
+ * single-consumer queue in memory mapped before arming (Vyukov's, with a lap count per cell
+ * so that zero pages are an empty queue).  A producer claims a cell with a compare-and-swap on
+ * head, fills it and publishes it; the consumer takes cells in order while they are published.
+ * A full queue drops the time, never the tick, and counts it.
+ */
+struct profil_time_cell {
+	atomic_uint turn;		/* 2 * lap: free; 2 * lap + 1: published */
+	uint32_t key;			/* PROFIL_TIME_KEY(table, row) */
+	uint32_t slot;			/* (when - base_ns) / slot_ns */
+	uint32_t weight;		/* the tick's weight, at most UINT32_MAX */
+};
+
+struct profil_time_queue {
+	struct profil_time_cell *cells;
+	size_t ncells;			/* a power of two */
+	atomic_size_t head;		/* cells claimed */
+	size_t tail;			/* cells taken: the consumer's alone */
+	atomic_uint_least64_t dropped;	/* ticks whose time found no room */
+	uint64_t base_ns;		/* CLOCK_MONOTONIC at slot 0's start */
+	uint64_t slot_ns;		/* width of a slot */
+};
+
+/* A tick's entry in a table: bit 31 set (the keys below it are other stores' to give). */
+#define PROFIL_TIME_KEY(table, row)	(0x80000000u | (uint32_t)(table) << 30 | (uint32_t)(row))
+#define PROFIL_TIME_KEY_LIVE(key)	(((key) & 0x80000000u) != 0)
+#define PROFIL_TIME_KEY_TABLE(key)	(((key) >> 30) & 1)
+#define PROFIL_TIME_KEY_ROW(key)	((key) & 0x3fffffffu)
+
+/* CLOCK_MONOTONIC now, in ns: the vDSO, no system call and no lock. */
+uint64_t profil_time_now(void);
+
+/*
+ * Queues weight ticks of the entry key taken at when (CLOCK_MONOTONIC ns); a time before
+ * base_ns counts in slot 0.  Drops it and counts it when the queue is full.
+ */
+void profil_time_push(struct profil_time_queue *q, uint32_t key, uint64_t when,
+    uint64_t weight);
+
+/*
+ * The consumer: the next published cell into *out, and 1; 0 when the next one is not
+ * published yet (empty, or a producer between its claim and its publication).
+ */
+int profil_time_pop(struct profil_time_queue *q, struct profil_time_cell *out);
+
+/*
  * Two tables: adders use the current one; the control side spills a filling table by making
  * the other current, waiting until no adder is left inside the old one (inflight, checked
  * Dekker-style against cur with sequentially consistent atomics), writing it out and clearing
@@ -80,6 +127,11 @@ struct profil_stacks {
 	 */
 	atomic_uint_least64_t *last;
 	size_t nlast;
+	/*
+	 * When each tick was taken (NULL: not kept).  Pushed inside the table's inflight
+	 * window, so that a spill that waited for the adders finds their times queued.
+	 */
+	struct profil_time_queue *times;
 };
 
 /* The sink: adds tick->weight to the entry of this thread's stack.  arg: struct profil_stacks. */
@@ -97,10 +149,11 @@ size_t profil_stacks_drop_self(const struct profil_stacks *s, uint64_t *pcs, siz
 
 /*
  * Adds weight to the entry of (tid, current epoch, pcs[0..depth)), leaf first; a CPU sample's
- * (pcs[0] no marker) is then tid's last (s->last).
+ * (pcs[0] no marker) is then tid's last (s->last).  when: the ticks' time, CLOCK_MONOTONIC ns,
+ * queued to s->times.
  */
 void profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, size_t depth,
-    uint64_t weight);
+    uint64_t weight, uint64_t when);
 
 /*
  * The calling thread's id, set by the control side when the thread starts (and in a fork

@@ -1,0 +1,71 @@
+/*
+ * phases SECONDS [THREADS] - two phases in time, for the tests of when samples were taken:
+ * phase_a burns SECONDS of its thread's CPU, then phase_b as much.  THREADS 2 (the default 1):
+ * the main thread waits while two named threads run side by side, "a-then-b" in that order and
+ * "b-then-a" the other way round, so that each thread's order is its own.  Prints, per thread,
+ * the CLOCK_REALTIME ns at which it switched from one phase to the other: "switch NAME NS".
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "work.h"
+
+HOT(phase_a)
+HOT(phase_b)
+
+static double seconds;
+static unsigned long long switched[2];
+
+static unsigned long long
+realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+static void *
+a_then_b(void *unused)
+{
+	(void)unused;
+	phase_a(seconds);
+	switched[0] = realtime_ns();
+	phase_b(seconds);
+	return NULL;
+}
+
+static void *
+b_then_a(void *unused)
+{
+	(void)unused;
+	phase_b(seconds);
+	switched[1] = realtime_ns();
+	phase_a(seconds);
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	pthread_t t[2];
+	int threads = argc > 2 ? atoi(argv[2]) : 1;
+
+	seconds = argc > 1 ? atof(argv[1]) : 0.6;
+	if (threads != 2) {
+		a_then_b(NULL);
+		printf("switch main %llu\n", switched[0]);
+		return 0;
+	}
+	if (pthread_create(&t[0], NULL, a_then_b, NULL) != 0 ||
+	    pthread_create(&t[1], NULL, b_then_a, NULL) != 0)
+		return 1;
+	pthread_setname_np(t[0], "a-then-b");
+	pthread_setname_np(t[1], "b-then-a");
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	printf("switch a-then-b %llu\nswitch b-then-a %llu\n", switched[0], switched[1]);
+	return 0;
+}
