@@ -5,7 +5,8 @@ tests/progs/phases, checked against the switch times the program printed.
 DUMP is `profil dump` of its file, EXE the phases binary, SWITCHES the program's output
 ("switch NAME NS", CLOCK_REALTIME; NAME "main" is the thread whose id is the pid).  A sample is
 phase A's or B's when one of its pcs lies in that function's section of EXE (hot_phase_a,
-hot_phase_b: tests/progs/work.h), in the file's offsets that the dump prints.
+hot_phase_b: tests/progs/work.h), in the file's offsets that the dump prints; a waiting
+thread's sample (--wall) is neither.
 
 For each thread: every tick of its first phase lies in a slot no later than one after the
 switch's, every tick of its second no earlier than one before (a slot is the file's width:
@@ -55,7 +56,10 @@ def main():
             names[int(f[1])] = f[2] if len(f) > 2 else ""
         elif f[0] == "sample":
             phase = None
-            for pc in f[4:]:
+            # A waiting thread's sample (--wall) carries a stack seen before, maybe long
+            # before when it waits for a CPU: its time is the wait's, its phase unknown.
+            waiting = len(f) > 4 and int(f[4].split("=")[0], 16) >= 0xffffffffffffe000
+            for pc in f[4:] if not waiting else []:
                 m = re.match(r"0x[0-9a-f]+=(.*)\+0x([0-9a-f]+)$", pc)
                 if not m or m.group(1).rsplit("/", 1)[-1] != base:
                     continue
