@@ -203,8 +203,12 @@ producer(void *arg)
 
 	while (!atomic_load(&going))
 		;
-	for (uint32_t i = 0; i < PUSHES; i++)
+	for (uint32_t i = 0; i < PUSHES; i++) {
+		/* A tick's worth of other work between pushes, so the consumer keeps up. */
+		for (volatile int spin = 0; spin < 100; spin++)
+			;
 		profil_time_push(&q, me, 0, 1);
+	}
 	return NULL;
 }
 
