@@ -45,9 +45,9 @@ test_expect_success 'JIT names added after the end (--clock timer): the times su
 	"$PROFIL" record -q --clock timer -o jit -- node --perf-basic-prof jit.js > jit.out &&
 	f=$(ls jit/node.*.profil) && "$PROFIL" dump "$f" > jit.dump &&
 	grep -q "^code .* perf-map " jit.dump &&
-	awk "\$1 == \"sample\" { n += \$2 } \$1 == \"time\" { t += \$5; e++ }
-		END { print e, \"entries,\", t, \"of\", n, \"ticks timed\"; exit !(n > 0 && t == n) }" \
-		jit.dump
+	awk "\$1 == \"sample\" { n += \$2 } \$1 == \"time\" { t += \$5; e++ } END {
+		print e, \"entries,\", t, \"of\", n, \"ticks timed\"
+		exit !(n > 0 && t == n) }" jit.dump
 '
 
 test_done

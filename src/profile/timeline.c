@@ -81,7 +81,7 @@ merge(struct profil_timeline *tl, unsigned int by)
 
 		t.slot >>= by;
 		if (n > 0 && tl->e[n - 1].sample == t.sample && tl->e[n - 1].slot == t.slot) {
-			/* Saturates rather than wraps: the reader refuses a count beyond the sample's. */
+			/* Saturates, never wraps: the reader refuses a count beyond the sample's. */
 			tl->e[n - 1].count = tl->e[n - 1].count + t.count < t.count ? UINT64_MAX :
 			    tl->e[n - 1].count + t.count;
 		} else {

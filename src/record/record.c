@@ -1053,8 +1053,8 @@ make_dir(char *out, size_t cap)
 	return 0;
 }
 
-static void *
-map_zero(size_t bytes)
+void *
+profil_record_map_zero(size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -1301,8 +1301,8 @@ setup(void)
 		for (t->nentries = 64; t->nentries < entries; t->nentries <<= 1)
 			;
 		t->npool = t->nentries * (profil_rec.depth > 1 ? 16 : 1);
-		t->entries = map_zero(t->nentries * sizeof(*t->entries));
-		t->pool = map_zero(t->npool * sizeof(*t->pool));
+		t->entries = profil_record_map_zero(t->nentries * sizeof(*t->entries));
+		t->pool = profil_record_map_zero(t->npool * sizeof(*t->pool));
 		if (t->entries == NULL || t->pool == NULL) {
 			tables_release();
 			profil_record_warn("recorder disabled: cannot map memory",

@@ -154,7 +154,8 @@ void profil_record_wall_fork_child(void);
 /*
  * src/record/times.c: when the ticks were taken (TIME records).  init maps the queue the
  * adders fill and the timeline it is emptied into, at start (the recorder runs without times
- * when it fails: -1), release gives them back; fork_child empties both.  The rest: lock held, async-signal-safe.
+ * when it fails: -1), release gives them back; fork_child empties both.  The rest: lock
+ * held, async-signal-safe.
  * drain empties the queue into the timeline; ranks is where write_table() notes, for each row
  * of table t, the number of the SAMPLE record it was written as (NULL: no times kept).  A
  * spill calls spill_begin once its adders are gone, before writing the table, and spill_end
@@ -178,6 +179,9 @@ uint64_t profil_record_now_ns(void);
  * header's system_ns, the time the samples, of user space alone, could not see.
  */
 void profil_record_system_mark(void);
+
+/* Zero pages mapped without reserving memory (MAP_NORESERVE), or NULL. */
+void *profil_record_map_zero(size_t bytes);
 
 /* Moves fd to a high number under RLIMIT_NOFILE: the new descriptor, or fd itself. */
 int profil_record_fd_high(int fd);

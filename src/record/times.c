@@ -33,15 +33,6 @@ static struct profil_file_time chunk[CHUNK];
 
 #define NONE	UINT32_MAX
 
-static void *
-map_zero(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 static void
 start(void)
 {
@@ -71,9 +62,9 @@ profil_record_times_init(void)
 	struct profil_stacks *s = &profil_rec.stacks;
 
 	nranks = s->tables[0].nentries;
-	queue.cells = map_zero(QUEUE_CELLS * sizeof(*queue.cells));
-	entries = map_zero(PROFIL_TIMELINE_MAX * sizeof(*entries));
-	ranks[0] = map_zero(2 * nranks * sizeof(*ranks[0]));
+	queue.cells = profil_record_map_zero(QUEUE_CELLS * sizeof(*queue.cells));
+	entries = profil_record_map_zero(PROFIL_TIMELINE_MAX * sizeof(*entries));
+	ranks[0] = profil_record_map_zero(2 * nranks * sizeof(*ranks[0]));
 	if (queue.cells == NULL || entries == NULL || ranks[0] == NULL) {
 		profil_record_times_release();
 		return -1;
@@ -152,6 +143,15 @@ profil_record_times_spill_begin(void)
 	}
 }
 
+/* The SAMPLE record a live key's row was last written as, or NONE. */
+static uint32_t
+rank(uint32_t key)
+{
+	if (PROFIL_TIME_KEY_ROW(key) >= nranks)
+		return NONE;
+	return ranks[PROFIL_TIME_KEY_TABLE(key)][PROFIL_TIME_KEY_ROW(key)];
+}
+
 /*
  * The spill of table `which` is over: its keys become the numbers of the SAMPLE records it was
  * written as (the spill file's first is base), or, where it could not be written, go.
@@ -159,7 +159,6 @@ profil_record_times_spill_begin(void)
 void
 profil_record_times_spill_end(int which, uint64_t base, int written)
 {
-	const uint32_t *r = ranks[which];
 	size_t i, n = 0;
 
 	if (queue.cells == NULL)
@@ -170,8 +169,7 @@ profil_record_times_spill_end(int which, uint64_t base, int written)
 
 		if (PROFIL_TIME_KEY_LIVE(t.sample) && PROFIL_TIME_KEY_TABLE(t.sample) ==
 		    (uint32_t)which) {
-			at = PROFIL_TIME_KEY_ROW(t.sample) < nranks ?
-			    r[PROFIL_TIME_KEY_ROW(t.sample)] : NONE;
+			at = rank(t.sample);
 			/* Spilled keys lie below bit 31, where live keys start. */
 			if (!written || at == NONE || base + at >= 0x80000000u) {
 				timeline.untimed += t.count;
@@ -196,10 +194,7 @@ profil_record_times_write(struct profil_writer *w, uint64_t spill_base, int spil
 		uint64_t at;
 
 		if (PROFIL_TIME_KEY_LIVE(t.sample)) {
-			if (PROFIL_TIME_KEY_ROW(t.sample) >= nranks)
-				continue;
-			at = ranks[PROFIL_TIME_KEY_TABLE(t.sample)][PROFIL_TIME_KEY_ROW(t.sample)];
-			if (at == NONE)
+			if ((at = rank(t.sample)) == NONE)
 				continue;
 		} else if (spilled) {
 			at = spill_base + t.sample;
