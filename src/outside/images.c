@@ -340,6 +340,9 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	int ended = 0, anon = anonymous(path, plen);
 	size_t i;
 
+	/* Not the kernel's (a ring cut short): the file could not hold it, nor a reader take it. */
+	if (len == 0 || start + len < start)
+		return;
 	if (!anon && profil_jit_is_dump_path(path, plen)) {
 		profil_outside_jit_dump(im, path, plen);
 		return;

@@ -36,7 +36,10 @@ static struct profil_file_time chunk[CHUNK];
 static void
 start(void)
 {
-	queue.base_ns = profil_time_now();
+	uint64_t real = profil_record_now_ns(), mono = profil_time_now();
+
+	/* Slot 0 starts at the header's start_ns, read a little before, on the other clock. */
+	queue.base_ns = mono - (real > profil_rec.start_ns ? real - profil_rec.start_ns : 0);
 	profil_timeline_init(&timeline, entries, PROFIL_TIMELINE_MAX, PROFIL_TIMELINE_MAX,
 	    queue.slot_ns);
 }

@@ -6,12 +6,13 @@
  *
  * The input is a sequence of records, each starting with its perf_event_header; a size that does
  * not fit is cut to what is left.  Files are written to a scratch directory, emptied after each
- * input.
+ * input, once each has been read back.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +22,28 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int dirfd_ = -1;
+
+/*
+ * Every profile written reads back: its TIME entries name samples written before them, with
+ * counts within theirs, in slots of one width (the reader refuses anything else).
+ */
+static void
+read_back(const char *name)
+{
+	struct profil_file *f;
+	char path[64], err[256];
+	int fd = openat(dirfd_, name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (profil_file_read(path, &f, err, sizeof(err)) < 0) {
+		fprintf(stderr, "outside fuzz: a written profile does not read: %s\n", err);
+		abort();
+	}
+	profil_file_free(f);
+	close(fd);
+}
 
 static void
 empty_dir(void)
@@ -32,8 +55,10 @@ empty_dir(void)
 	if (d == NULL)
 		return;
 	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.' || (e->d_name[1] != '\0' && strcmp(e->d_name, "..") != 0))
+		if (e->d_name[0] != '.' || (e->d_name[1] != '\0' && strcmp(e->d_name, "..") != 0)) {
+			read_back(e->d_name);
 			unlinkat(dirfd_, e->d_name, 0);
+		}
 	rewinddir(d);
 	closedir(d);
 }
