@@ -25,6 +25,15 @@ static struct profil_writer writer;	/* 64 KiB: static, under the recorder lock *
 static unsigned int tmp_serial;
 static uint8_t copy_buf[64 * 1024];	/* spill to profile, under the lock too */
 
+void *
+profil_record_map_zero(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 uint64_t
 profil_record_now_ns(void)
 {

@@ -1053,15 +1053,6 @@ make_dir(char *out, size_t cap)
 	return 0;
 }
 
-void *
-profil_record_map_zero(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* A recorder that gives up gives the program its address space back. */
 static void
 tables_release(void)
