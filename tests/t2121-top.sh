@@ -1,6 +1,7 @@
 #!/bin/sh
 # profil top: the hottest functions of running programs, redrawn in place on a terminal, from
-# the outside recorder.  On a known split the interval's shares are right; on a real terminal
+# the outside recorder.  On a known split the interval's shares are right, by self and (-g) by
+# total; --only keeps one process's rows; on a real terminal
 # (tmux) the table appears within seconds, t splits it by thread and q quits, leaving the
 # terminal as it was; a command that ends first leaves the table of its whole run; the private
 # recording is removed; bad arguments are said.
@@ -33,6 +34,33 @@ test_expect_success '--once -p: the interval'"'"'s split 50/25/15/10, its sample
 	share_ok "$(row_samples once.txt plugin_work15)" "$n" 0.15 4 &&
 	share_ok "$(row_samples once.txt main_work10)" "$n" 0.10 4 &&
 	test -z "$(ls -A tmp)"
+'
+
+test_expect_success '-g --sort total: main on every stack, each worker its share' '
+	"$REC/split" 4 "$PLUGIN" > /dev/null & sp=$! &&
+	sleep 0.3 &&
+	"$PROFIL" top --once -g --sort total -d 1.5 -p $sp > total.txt; rc=$?; kill $sp; wait $sp
+	cat total.txt && test $rc -eq 0 &&
+	grep -q "samples in the last .*, by total$" total.txt &&
+	n=$(sed -n "s/^profil top: 1 process, \([0-9]*\) samples in the last .*/\1/p" total.txt) &&
+	test "$n" -ge 100 &&
+	test "$(row_samples total.txt main)" -ge $((n * 99 / 100)) &&
+	share_ok "$(row_samples total.txt main_work50)" "$n" 0.50 4 &&
+	share_ok "$(row_samples total.txt plugin_work15)" "$n" 0.15 4
+'
+
+test_expect_success '--only PID: the rows of one of two processes' '
+	"$REC/split" 4 "$PLUGIN" > /dev/null & a=$!
+	"$REC/threads" 4 > /dev/null & b=$!
+	sleep 0.3
+	"$PROFIL" top --once --only $b -d 1 -p $a,$b > only.txt; rc=$?
+	"$PROFIL" top --once -d 1 -p $a,$b > both.txt; kill $a $b; wait $a $b
+	cat only.txt && test $rc -eq 0 &&
+	grep -q "^profil top: 1 process," only.txt &&
+	test "$(row_samples only.txt main_work50)" -eq 0 &&
+	test "$(row_samples only.txt thread_work40)" -gt 0 &&
+	test "$(row_samples both.txt main_work50)" -gt 0 &&
+	test "$(row_samples both.txt thread_work40)" -gt 0
 '
 
 test_expect_success 'a command that ends first: the table of its whole run, its status' '
@@ -83,6 +111,11 @@ test_expect_success 'bad arguments: said, exit 2; a process that does not exist:
 	test_code 2 "$PROFIL" top -p 1 -a &&
 	test_code 2 "$PROFIL" top -d 0 -p 1 &&
 	test_code 2 "$PROFIL" top -n x -p 1 &&
+	test_code 2 "$PROFIL" top --sort total -p 1 &&
+	test_code 2 "$PROFIL" top --sort size -g -p 1 &&
+	test_code 2 "$PROFIL" top --only 0 -p 1 &&
+	test_code 2 "$PROFIL" top -g --sort total --tid 5 -p 1 &&
+	grep -q "needs -g" bad.err &&
 	test_code 1 "$PROFIL" top -p 4194303 && cat bad.err &&
 	grep -q "cannot attach (no such process)" bad.err && test -z "$(ls -A tmp)"
 '
