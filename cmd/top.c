@@ -395,7 +395,9 @@ watch(struct profil_outside *s, int woken, void *arg)
 		}
 		return 0;
 	}
-	profil_outside_snapshot(s);
+	/* From inside, the recorder in the program rewrites its profile about once a second. */
+	if (s != NULL)
+		profil_outside_snapshot(s);
 	if (draw(t, 0) < 0 || t->once) {
 		t->quit = 1;
 		return 1;
@@ -470,7 +472,7 @@ profil_cmd_top(int argc, char **argv)
 	char *end;
 	unsigned long ul;
 	double d;
-	int c, rc;
+	int c, rc, inside = 0;
 
 	memset(&t, 0, sizeof(t));
 	t.every_ns = 2000000000u;
@@ -565,11 +567,15 @@ profil_cmd_top(int argc, char **argv)
 	} else if ((rc = profil_cmd_outside_probe()) < 0) {
 		char what[200], v[32];
 
+		/* A command can still be watched from inside it; running processes cannot. */
 		profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
 		snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid="
-		    "%s): profil top records from outside", strerror(-rc), v);
+		    "%s): %s", strerror(-rc), v, o.pids != NULL ? "-p records from outside" :
+		    "recording from inside the program, refreshed about once a second");
 		profil_cmd_error(what, o.pids != NULL ? o.pids : argv[optind]);
-		return 1;
+		if (o.pids != NULL)
+			return 1;
+		inside = 1;
 	}
 	snprintf(t.dir, sizeof(t.dir), "%s/profil-top.XXXXXX", tmp != NULL && *tmp != '\0' ?
 	    tmp : "/tmp");
@@ -594,7 +600,8 @@ profil_cmd_top(int argc, char **argv)
 	if (t.tty)
 		terminal_enter(&t);
 	w.fd = t.keys ? STDIN_FILENO : -1;
-	rc = profil_cmd_record_outside(&o, optind < argc ? argv + optind : NULL, &out);
+	rc = inside ? profil_cmd_record_inside(&o, argv + optind, &out) :
+	    profil_cmd_record_outside(&o, optind < argc ? argv + optind : NULL, &out);
 	if (t.tty)
 		terminal_leave(&t);
 	/* Ended by itself (the command exited): the whole run, once, where it stays readable. */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # profil top: the hottest functions of running programs, redrawn in place on a terminal, from
 # the outside recorder.  On a known split the interval's shares are right, by self and (-g) by
-# total; --only keeps one process's rows; on a real terminal
+# total; --only keeps one process's rows; where perf events are refused, a command is watched
+# from inside; on a real terminal
 # (tmux) the table appears within seconds, t splits it by thread and q quits, leaving the
 # terminal as it was; a command that ends first leaves the table of its whole run; the private
 # recording is removed; bad arguments are said.
@@ -61,6 +62,23 @@ test_expect_success '--only PID: the rows of one of two processes' '
 	test "$(row_samples only.txt thread_work40)" -gt 0 &&
 	test "$(row_samples both.txt main_work50)" -gt 0 &&
 	test "$(row_samples both.txt thread_work40)" -gt 0
+'
+
+# Where perf events are refused (a seccomp filter: tests/record/noperf), a command is watched
+# from inside it: the recorder there rewrites its profile about once a second.
+test_expect_success 'perf events refused: a command from inside, said; -p refused' '
+	"$REC/noperf" "$PROFIL" top --once -d 2.5 -- "$REC/split" 4 "$PLUGIN" > in.txt 2> in.err
+	cat in.txt in.err &&
+	grep -q "^profil: perf events refused (.*): recording from inside the program" in.err &&
+	n=$(sed -n "s/^profil top: 1 process, \([0-9]*\) samples in the last .*/\1/p" in.txt) &&
+	test "$n" -ge 100 &&
+	share_ok "$(row_samples in.txt main_work50)" "$n" 0.50 4 &&
+	share_ok "$(row_samples in.txt plugin_work15)" "$n" 0.15 4 &&
+	"$REC/split" 2 "$PLUGIN" > /dev/null & sp=$!
+	"$REC/noperf" "$PROFIL" top --once -p $sp > /dev/null 2> inp.err; rc=$?
+	kill $sp; wait $sp; cat inp.err && test $rc -eq 1 &&
+	grep -q "^profil: perf events refused (.*): -p records from outside" inp.err &&
+	test -z "$(ls -A tmp)"
 '
 
 test_expect_success 'a command that ends first: the table of its whole run, its status' '
