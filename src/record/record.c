@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -379,6 +380,7 @@ drain_now(int files)
 {
 	if (!profil_rec.enabled || profil_rec.pid != getpid() || !profil_record_lock())
 		return;
+	profil_record_times_clock();
 	if (ring_mode)
 		profil_ring_drain_all();
 	profil_record_times_drain();
@@ -1209,6 +1211,7 @@ setup(void)
 	int cfi = 0;
 	ssize_t n;
 	sigset_t saved;
+	struct timespec coarse;
 	int r, i;
 
 	profil_rec.hz = (unsigned int)env_ulong(PROFIL_RECORD_ENV_HZ, 1000, 1, PROFIL_HZ_MAX);
@@ -1303,7 +1306,7 @@ setup(void)
 	}
 	atomic_store(&s->cur, &s->tables[0]);
 	/* Without room for times the recording goes on: its file says nothing of time. */
-	(void)profil_record_times_init();
+	(void)profil_record_times_init(getauxval(AT_SYSINFO_EHDR) != 0);
 	if (profil_rec.wall && profil_record_wall_init() < 0) {
 		profil_rec.wall = 0;
 		profil_record_warn("--wall off: cannot map memory", PROFIL_RECORD_ENV_WALL);
@@ -1374,6 +1377,9 @@ setup(void)
 			    profil_rec.progname);
 		return 0;
 	}
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &coarse) == 0)
+		profil_record_times_signals((uint64_t)coarse.tv_sec * 1000000000ULL +
+		    (uint64_t)coarse.tv_nsec);
 	profil_engine_lock(&saved);
 	r = profil_engine_start_locked(&profil_rec.sink, profil_rec.hz, profil_rec.clock);
 	profil_engine_unlock(&saved);

@@ -154,7 +154,8 @@ void profil_record_wall_fork_child(void);
 /*
  * src/record/times.c: when the ticks were taken (TIME records).  init maps the queue the
  * adders fill and the timeline it is emptied into, at start (the recorder runs without times
- * when it fails: -1), release gives them back; fork_child empties both.  The rest: lock
+ * when it fails: -1), vdso when the vDSO is mapped (profil_time_queue);
+ * release gives them back; fork_child empties both.  The rest: lock
  * held, async-signal-safe.
  * drain empties the queue into the timeline; ranks is where write_table() notes, for each row
  * of table t, the number of the SAMPLE record it was written as (NULL: no times kept).  A
@@ -163,10 +164,14 @@ void profil_record_wall_fork_child(void);
  * adds the TIME records after every SAMPLE record (the spill file's numbered from
  * spill_base, if spilled says they were all copied).  untimed: ticks whose time was dropped.
  */
-int profil_record_times_init(void);
+int profil_record_times_init(int fine);
 void profil_record_times_release(void);
 void profil_record_times_fork_child(void);
 void profil_record_times_drain(void);
+/* Before a signal clock is armed: slots as wide as the handler's time can tell apart. */
+void profil_record_times_signals(uint64_t coarse_ns);
+/* The recorder's thread, every drain: the time the handler takes where it reads no clock. */
+void profil_record_times_clock(void);
 uint32_t *profil_record_times_ranks(const struct profil_stack_table *t);
 void profil_record_times_spill_begin(void);
 void profil_record_times_spill_end(int which, uint64_t base, int written);

@@ -59,8 +59,15 @@ profil_record_times_release(void)
 	ranks[0] = ranks[1] = NULL;
 }
 
+void
+profil_record_times_clock(void)
+{
+	if (queue.cells != NULL)
+		atomic_store_explicit(&queue.published, profil_time_now(), memory_order_relaxed);
+}
+
 int
-profil_record_times_init(void)
+profil_record_times_init(int vdso)
 {
 	struct profil_stacks *s = &profil_rec.stacks;
 
@@ -78,9 +85,29 @@ profil_record_times_init(void)
 	queue.slot_ns = 1000000000ULL / profil_rec.hz;
 	if (queue.slot_ns < PROFIL_TIME_MIN_SLOT_NS)
 		queue.slot_ns = PROFIL_TIME_MIN_SLOT_NS;
+	queue.vdso = vdso;
 	start();
+	profil_record_times_clock();
 	s->times = &queue;
 	return 0;
+}
+
+/*
+ * The signal clocks: a slot is no narrower than the time the handler reads can tell apart,
+ * coarse_ns (CLOCK_MONOTONIC_COARSE's resolution, a kernel tick), or without the vDSO the
+ * recorder thread's drain period.
+ */
+void
+profil_record_times_signals(uint64_t coarse_ns)
+{
+	uint64_t r = queue.vdso ? coarse_ns : PROFIL_RECORD_DRAIN_MS * 1000000ULL;
+
+	if (queue.cells == NULL)
+		return;
+	if (r > queue.slot_ns) {
+		queue.slot_ns = r;
+		start();
+	}
 }
 
 void
@@ -95,6 +122,7 @@ profil_record_times_fork_child(void)
 	queue.tail = 0;
 	atomic_store(&queue.dropped, 0);
 	start();
+	profil_record_times_clock();
 }
 
 static void

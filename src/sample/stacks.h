@@ -76,6 +76,15 @@ struct profil_time_queue {
 	atomic_uint_least64_t dropped;	/* ticks whose time found no room */
 	uint64_t base_ns;		/* CLOCK_MONOTONIC at slot 0's start */
 	uint64_t slot_ns;		/* width of a slot */
+	/*
+	 * The signal handler's time.  1: CLOCK_MONOTONIC_COARSE from the vDSO, which reads the
+	 * kernel's last tick and no counter: CLOCK_MONOTONIC would read the TSC, and seccomp
+	 * strict mode turns RDTSC into a SIGSEGV (TIF_NOTSC).  0 (no vDSO, where clock_gettime
+	 * is a system call, which strict mode kills): published, as the recorder's thread
+	 * publishes CLOCK_MONOTONIC every 10 ms.
+	 */
+	int vdso;
+	atomic_uint_least64_t published;
 };
 
 /* A tick's entry in a table: bit 31 set (the keys below it are other stores' to give). */
@@ -86,6 +95,8 @@ struct profil_time_queue {
 
 /* CLOCK_MONOTONIC now, in ns: the vDSO, no system call and no lock. */
 uint64_t profil_time_now(void);
+/* The time a signal handler takes for its tick, CLOCK_MONOTONIC ns (see q->vdso). */
+uint64_t profil_time_tick(struct profil_time_queue *q);
 
 /*
  * Queues weight ticks of the entry key taken at when (CLOCK_MONOTONIC ns); a time before

@@ -19,6 +19,17 @@ profil_time_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t
+profil_time_tick(struct profil_time_queue *q)
+{
+	struct timespec ts;
+
+	if (!q->vdso)
+		return atomic_load_explicit(&q->published, memory_order_relaxed);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 void
 profil_time_push(struct profil_time_queue *q, uint32_t key, uint64_t when, uint64_t weight)
 {
