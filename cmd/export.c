@@ -45,7 +45,7 @@ usage(FILE *f)
 		fprintf(f, "      %-8s %s (default -o %s)\n", x->name, x->what, x->default_out);
 	fprintf(f, "  -o, --output OUT  where to write; - is standard output\n"
 	    "  --per-process     folded, svg: stacks stand on their process, under their program\n"
-	    "  --threads         folded, svg: and on their thread, under their process\n"
+	    "  --threads         folded, svg: and on their thread (name[tid]), under the process\n"
 	    "  --no-demangle     C++ and Rust names as the symbol tables spell them\n");
 	return f == stdout ? 0 : 2;
 }
