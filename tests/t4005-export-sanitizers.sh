@@ -41,4 +41,11 @@ for fmt in folded pprof svg gmon; do
 		clean 1 "$P" export -f $fmt -o bad.$fmt flipped.profil
 	'
 done
+# Stacks on their process and thread too (issue 21): names from the files, made per sample.
+for fmt in folded svg; do
+	test_expect_success "$fmt --per-process and --threads of a recording, clean" '
+		clean 0 "$P" export -f $fmt --per-process -o proc.$fmt rec &&
+		clean 0 "$P" export -f $fmt --threads -o thr.$fmt one.profil rec
+	'
+done
 test_done

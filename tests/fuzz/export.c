@@ -50,10 +50,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = profil_report_new();
 	if (r == NULL)
 		abort();
+	/* Stacks stand on their program, and on odd sizes on its process and thread too, whose
+	 * names come from the input. */
+	profil_report_set_split(r, size & 1 ? PROFIL_SPLIT_THREAD : PROFIL_SPLIT_NONE);
 	if (profil_report_add(r, "fuzz", f) == 0) {
 		(void)profil_export_folded(r, devnull);
 		(void)profil_export_pprof(r, devnull);
-		(void)profil_export_svg(r, "fuzz", devnull);
+		(void)profil_export_svg(r, profil_export_title(r, err, sizeof(err)), devnull);
 		clearerr(devnull);
 	}
 	profil_report_free(r);
