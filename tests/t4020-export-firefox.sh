@@ -84,7 +84,7 @@ cat > want.counts << EOF
 50 worker Kernel worker_main (in mktimed);do_syscall_64 (in [kernel])
 200 worker Idle worker_main (in mktimed);[wait: read, sleeping]
 EOF
-test_expect_success 'one sample per tick, stacks as profil report names them, wait and kernel apart' '
+test_expect_success 'one sample a tick, frames named as profil report names them, wait and kernel' '
 	awk -F "\t" "{ n[\$1 \" \" \$4 \" \" \$5]++ } END { for (k in n) print n[k], k }" \
 		m.samples | sort > got.counts &&
 	sort want.counts | diff - got.counts
