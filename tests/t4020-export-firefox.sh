@@ -107,6 +107,14 @@ test_expect_success 'ticks without a time: at the start, under [no time recorded
 	awk -F "\t" "\$5 ~ /^\\[no time recorded\\]/ && \$3 != 0 { bad++ }
 		END { exit bad > 0 }" m.samples
 '
+# 7 of phase A and 6 of phase B in one place in time: interleaved in proportion, a b a b ... a,
+# not 7 then 6 (which would draw phase B after phase A where the file says no such thing).
+test_expect_success 'the stacks of one slot interleaved in proportion, not one after another' '
+	awk -F "\t" "\$5 ~ /^\\[no time recorded\\]/ { sub(/.*;/, \"\", \$5); sub(/ .*/, \"\", \$5)
+		printf \"%s \", \$5 } END { print \"\" }" m.samples > untimed.order &&
+	echo "phase_a phase_b phase_a phase_b phase_a phase_b phase_a phase_b phase_a phase_b" \
+		"phase_a phase_b phase_a " | diff - untimed.order
+'
 
 # The Firefox Profiler's own importer: it loads the file, its threads and samples are ours,
 # and its time ranges select the phases.
@@ -191,6 +199,29 @@ ff_stop
 test_expect_success 'a -g recording: checked, and loaded by the importer' '
 	test $loaded = 0 || { cat load.err; false; } &&
 	python3 "$TEST_DIR/export/gecko.py" rec.json.gz rec.samples && test -s rec.samples
+'
+
+# Each process a process, by pid: a shell and the two programs it runs (an image that execs
+# another keeps its pid, and so its process).
+"$P" record -F 1000 -g -o fk -- sh -c '"$0" 0.2 & "$0" 0.2; wait' "$PROGS/callers" \
+	> /dev/null 2>&1 || echo "not ok - profil record ran sh and two callers"
+"$P" export -f firefox -o fk.json fk 2> /dev/null
+ff_load fk.json > load.err
+loaded=$?
+ff profile info --json > info.json 2> /dev/null
+ff_stop
+# (sh may take no sample: the processes expected are those of the files with samples.)
+for f in fk/*.profil; do
+	"$P" dump "$f" | grep -q "^sample " &&
+		"$P" dump "$f" | sed -n "s/^header .* pid=\([0-9]*\) .*/\1/p"
+done | sort -u > want.pids
+test_expect_success 'each process recorded a process in the importer, by its pid' '
+	test $loaded = 0 && test "$(wc -l < want.pids)" -ge 2 &&
+	python3 -c "import json
+i = json.load(open(\"info.json\"))
+print(i[\"processCount\"])
+print(\"\\n\".join(sorted(str(p[\"pid\"]) for p in i[\"processes\"])))" > got &&
+	{ wc -l < want.pids && cat want.pids; } | diff - got
 '
 
 # tests/progs/phases 0.3 2: thread a-then-b runs phase_a, then phase_b; b-then-a the other way
