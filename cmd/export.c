@@ -145,6 +145,13 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 		profil_cmd_error(title, out);
 		return 1;
 	}
+	/* The Firefox Profiler refuses a profile without threads ("This profile has no
+	 * threads"), and a thread is made of samples. */
+	if (strcmp(x->name, "firefox") == 0 && profil_report_total(r) == 0) {
+		profil_cmd_error("no samples: the Firefox Profiler opens no profile without them",
+		    out);
+		return 1;
+	}
 	if (strcmp(x->name, "svg") == 0 && profil_report_total(r) == 0) {
 		profil_cmd_error("no samples to draw", out);
 		return 1;

@@ -183,6 +183,11 @@ test_expect_success 'more ticks than the format can hold one by one: refused, no
 	! "$P" export -f firefox -o big.json big.profil 2> err &&
 	grep -q "^profil: 50000001 samples: .* one entry per sample" err && ! test -e big.json
 '
+test_expect_success 'no samples: refused (the importer opens no profile without threads)' '
+	python3 "$TEST_DIR/export/synth.py" empty empty.profil &&
+	! "$P" export -f firefox -o empty.json empty.profil 2> err &&
+	grep -q "^profil: no samples: .*'\''empty.json'\''$" err && ! test -e empty.json
+'
 test_expect_success 'a symbolic link as the output is refused (src/export/output.c)' '
 	echo keep > target && ln -s target link &&
 	! "$P" export -f firefox -o link m.profil 2> err &&
