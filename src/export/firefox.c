@@ -277,6 +277,8 @@ file_samples(struct ff *ff, const struct profil_file *f, size_t i)
 	ff->samples[i] = calloc(f->nsamples ? f->nsamples : 1, sizeof(*ff->samples[i]));
 	if (ff->samples[i] == NULL)
 		return NULL;
+	for (k = 0; k < f->nsamples; k++)
+		ff->samples[i][k].thread = UINT32_MAX;	/* until the walk meets it */
 	for (k = 0; k < f->ntimes; k++)
 		ff->samples[i][f->times[k].sample].timed = profil_count_add(
 		    ff->samples[i][f->times[k].sample].timed, f->times[k].count);
@@ -338,10 +340,7 @@ json_ms(FILE *out, double ns)
 	fprintf(out, "%.6f", ns / 1e6);
 }
 
-/*
- * A run of ticks of one thread: those of one time slot (untimed ones first, slot UINT64_MAX
- * sorts them... see tick_cmp), each entry count ticks of one stack.
- */
+/* count ticks of one stack of a thread in one time slot, or without a time (UNTIMED). */
 struct tick {
 	uint32_t thread;
 	uint32_t stack;
@@ -545,15 +544,18 @@ write_file(FILE *out, const struct ff *ff, const struct profil_file *f, size_t i
 	ticks = malloc((f->ntimes + f->nsamples + 1) * sizeof(*ticks));
 	if (ticks == NULL)
 		return -ENOMEM;
+	/* Samples the walk did not meet have no thread: left out, as from every view. */
 	for (k = 0; k < f->ntimes; k++) {
 		const struct profil_file_time *tm = &f->times[k];
 
+		if (s[tm->sample].thread == UINT32_MAX)
+			continue;
 		ticks[n] = (struct tick){ s[tm->sample].thread, s[tm->sample].stack, tm->slot,
 		    tm->count, n };
 		n++;
 	}
 	for (k = 0; k < f->nsamples; k++)
-		if (s[k].timed < f->samples[k].count) {
+		if (s[k].thread != UINT32_MAX && s[k].timed < f->samples[k].count) {
 			ticks[n] = (struct tick){ s[k].thread, s[k].untimed_stack, UNTIMED,
 			    f->samples[k].count - s[k].timed, n };
 			n++;
