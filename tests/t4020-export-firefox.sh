@@ -5,8 +5,8 @@
 # samples of each thread at their times.  tests/export/gecko.py checks the same file against the
 # format's definition field by field and lists its samples.  mktimed writes a profile of known
 # times: thread "phases" runs phase_a in the first second and phase_b in the next; thread
-# "worker" runs worker_fn, enters the kernel and waits in read(2) (--wall).  A real program of
-# two phases and two named threads (tests/progs/phases) is checked in the same ways.
+# "worker" runs worker_fn, enters the kernel, waits in read(2) and for a CPU (--wall).  A real
+# program of two phases and two named threads (tests/progs/phases) is checked the same ways.
 . "$(dirname "$0")/lib.sh"
 test_needs npm:npm nodejs:node python3:python3
 
@@ -84,6 +84,7 @@ cat > want.counts << EOF
 600 worker User worker_main (in mktimed);worker_fn (in mktimed)
 50 worker Kernel worker_main (in mktimed);do_syscall_64 (in [kernel])
 200 worker Idle worker_main (in mktimed);[wait: read, sleeping]
+30 worker Idle worker_main (in mktimed);[wait: CPU, runnable]
 EOF
 test_expect_success 'one sample a tick, frames named as profil report names them, wait and kernel' '
 	awk -F "\t" "{ n[\$1 \" \" \$4 \" \" \$5]++ } END { for (k in n) print n[k], k }" \
@@ -94,7 +95,8 @@ test_expect_success 'each thread in time order: phase A in the first second, pha
 	awk -F "\t" "\$1 == \"phases\" && \$5 !~ /^\\[no time/ {
 		if (\$5 ~ /phase_a/ && (\$3 < 0 || \$3 >= 1000)) bad++
 		if (\$5 ~ /phase_b/ && (\$3 < 1000 || \$3 >= 2000)) bad++ }
-		\$5 ~ /wait:/ && (\$3 < 1800 || \$3 >= 2000) { bad++ }
+		\$5 ~ /wait: read/ && (\$3 < 1800 || \$3 >= 2000) { bad++ }
+		\$5 ~ /wait: CPU/ && (\$3 < 1700 || \$3 >= 1730) { bad++ }
 		END { exit bad > 0 }" m.samples
 '
 test_expect_success 'the ticks of one slot spread over it: 5 at 1500.1, .3, .5, .7 and .9 ms' '
@@ -144,12 +146,15 @@ test_expect_success 'its call tree: every sample of each function, and the waits
 	ff_self "" t-0 > got &&
 	printf "%s\n" "mktimed!phase_a 1007" "mktimed!phase_b 1010" | diff - got &&
 	ff_self "" t-1 > got &&
-	printf "%s\n" "[kernel]!do_syscall_64 50" "[wait: read, sleeping] 200" \
-		"mktimed!worker_fn 600" | diff - got &&
+	printf "%s\n" "[kernel]!do_syscall_64 50" "[wait: CPU, runnable] 30" \
+		"[wait: read, sleeping] 200" "mktimed!worker_fn 600" | diff - got &&
 	python3 -c "import json
 for c in json.load(open(\"self.json\"))[\"categoryBreakdown\"][\"categories\"]:
-    print(c[\"name\"], c[\"samples\"])" | sort > got &&
-	printf "%s\n" "Idle 200" "Kernel 50" "User 600" | diff - got
+    print(c[\"name\"], c[\"samples\"])
+    for s in c[\"subcategories\"]:
+        print(c[\"name\"] + \"/\" + s[\"name\"], s[\"samples\"])" | sort > got &&
+	printf "%s\n" "Idle 230" "Idle/Waiting 200" "Idle/Waiting for a CPU 30" "Kernel 50" \
+		"User 600" | diff - got
 '
 # Its ranges are in seconds from the profile's start: [0, 0.999] holds phase A's first 999
 # ticks and the 13 without a time (at 0); [1.001, 2] phase B's last 999 and the 4 of slot 1500.

@@ -3,7 +3,7 @@
  * have known times (TIME records), as a recorder of a two-phase program with two named threads
  * would: the main thread "phases" runs phase_a for the first second and phase_b for the next;
  * the thread "worker" runs worker_fn all along, in the kernel at times, and waits in read(2) at
- * the end (--wall).  Some ticks have no time.  The counts are exact, so an exporter's samples
+ * the end (--wall), and for a CPU for a while.  Some ticks have no time.  The counts are exact, so an exporter's samples
  * and their order in time can be checked exactly.
  *
  * usage: mktimed OUT.profil
@@ -54,7 +54,7 @@ main(int argc, char **argv)
 	static struct profil_writer w;
 	struct profil_file_header h;
 	struct profil_file_mapping km;
-	uint64_t a[2], b[2], wk[2], wait[2], kern[2];
+	uint64_t a[2], b[2], wk[2], wait[2], kern[2], cpu[2];
 	uint32_t pid, i;
 	int fd;
 
@@ -73,9 +73,10 @@ main(int argc, char **argv)
 	b[0] = (uintptr_t)phase_b + 1;
 	a[1] = b[1] = (uintptr_t)run_main + 2;		/* return addresses: looked up at - 1 */
 	wk[0] = (uintptr_t)worker_fn + 1;
-	wk[1] = wait[1] = kern[1] = (uintptr_t)worker_main + 2;
+	wk[1] = wait[1] = kern[1] = cpu[1] = (uintptr_t)worker_main + 2;
 	wait[0] = PROFIL_PC_WAIT(PROFIL_WAIT_SLEEPING, 0);	/* read(2) */
 	kern[0] = KERNEL_FN + 0x10;
+	cpu[0] = PROFIL_PC_WAIT_CPU;
 
 	memset(&h, 0, sizeof(h));
 	h.pid = pid;
@@ -85,11 +86,11 @@ main(int argc, char **argv)
 	h.achieved_mhz = 1000000;
 	h.start_ns = UINT64_C(1700000000) * 1000000000;
 	h.end_ns = h.start_ns + 2000 * SLOT_NS;
-	h.samples = h.ticks = 2867;
+	h.samples = h.ticks = 2897;
 	h.exit_kind = PROFIL_EXIT_NORMAL;
 	h.threads = 2;
 	h.max_depth = 2;
-	h.flags = PROFIL_HDR_STACKS | PROFIL_HDR_WALL | PROFIL_HDR_KERNEL;
+	h.flags = PROFIL_HDR_STACKS | PROFIL_HDR_WALL | PROFIL_HDR_WAIT_CPU | PROFIL_HDR_KERNEL;
 	h.progname = "mktimed";
 	h.exe = "";
 	fd = profile_begin(&w, argv[1], &h);
@@ -128,6 +129,10 @@ main(int argc, char **argv)
 	profil_writer_sample(&w, 7, pid, 0, 2, a);
 	profil_writer_sample(&w, 10, pid, 0, 2, b);
 	timed(6, 1500, 4);
+	/* 7: the worker runnable, waiting for a CPU, for 30 ms. */
+	profil_writer_sample(&w, 30, pid + 1, 0, 2, cpu);
+	for (i = 0; i < 30; i++)
+		timed(7, 1700 + i, 1);
 	/* Entries in any order: the reader takes them so. */
 	profil_writer_time(&w, SLOT_NS, times + ntimes / 2, ntimes - ntimes / 2);
 	profil_writer_time(&w, SLOT_NS, times, ntimes / 2);
