@@ -2,9 +2,9 @@
  * mktimed.c - writes, with the project's writer, a profile of this live process whose samples
  * have known times (TIME records), as a recorder of a two-phase program with two named threads
  * would: the main thread "phases" runs phase_a for the first second and phase_b for the next;
- * the thread "worker" runs worker_fn all along, in the kernel at times, and waits in read(2) at
- * the end (--wall), and for a CPU for a while.  Some ticks have no time.  The counts are exact, so an exporter's samples
- * and their order in time can be checked exactly.
+ * the thread "worker" runs worker_fn all along, in the kernel at times, waits for a CPU for a
+ * while and in read(2) at the end (--wall).  Some ticks have no time.  The counts are exact, so
+ * an exporter's samples and their order in time can be checked exactly.
  *
  * usage: mktimed OUT.profil
  * Slots are 1 ms from start_ns = 1700000000 s; the expectations are in t4020.
