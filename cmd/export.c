@@ -1,6 +1,6 @@
 /*
  * export.c - `profil export --format=FMT [-o OUT] [PATH...]`: recorded profiles in other tools'
- * formats (gmon, pprof, folded, svg).  PATHs are read as `profil report` reads them.  See
+ * formats (gmon, pprof, folded, svg, firefox).  PATHs are read as `profil report` reads them.  See
  * profil(1).
  */
 #include <errno.h>
@@ -28,6 +28,8 @@ static const struct export_format {
 	{ "pprof", "profil.pb.gz", "gzip-compressed profile.proto for go tool pprof" },
 	{ "folded", "-", "folded stacks for flamegraph.pl and speedscope" },
 	{ "svg", "profil.svg", "an interactive flame graph" },
+	{ "firefox", "profil.json.gz", "Gecko JSON for the Firefox Profiler, over time "
+	    "(gzip when OUT ends in .gz)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -70,6 +72,34 @@ gmon_skipped(void *arg, const struct profil_module *mod, uint64_t ticks, const c
 	profil_cmd_error(what, mod != NULL ? profil_module_path(mod) : "[unmapped]");
 }
 
+/*
+ * The Firefox Profiler shows samples over time, and a file recorded before TIME records has
+ * none: its samples are exported at its start under "[no time recorded]"; say so once a file.
+ */
+static void
+firefox_warn_untimed(struct profil_report *r)
+{
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < profil_report_nfiles(r); i++) {
+		const struct profil_file *f = profil_report_file(r, i, &name);
+
+		if (f->slot_ns == 0 && f->nsamples > 0)
+			profil_cmd_error("warning: no sample times in this recording: its samples "
+			    "are at its start, under [no time recorded]", name);
+	}
+}
+
+/* Whether path names a gzip file: the Firefox Profiler opens .json and .json.gz alike. */
+static int
+ends_gz(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
 /* gmon: a directory of files; the others: one file. */
 static int
 run_export(struct profil_report *r, const struct export_format *x, const char *out)
@@ -97,6 +127,21 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 		}
 		return 0;
 	}
+	if (strcmp(x->name, "firefox") == 0 && profil_report_total(r) > PROFIL_FIREFOX_MAX_TICKS) {
+		/* Checked before a file is made: the format has one entry per tick. */
+		snprintf(title, sizeof(title), "%" PRIu64 " samples: the Firefox Profiler's format "
+		    "takes one entry per sample, and profil writes %" PRIu64 " at most",
+		    profil_report_total(r), PROFIL_FIREFOX_MAX_TICKS);
+		profil_cmd_error(title, out);
+		return 1;
+	}
+	/* The Firefox Profiler refuses a profile without threads ("This profile has no
+	 * threads"), and a thread is made of samples. */
+	if (strcmp(x->name, "firefox") == 0 && profil_report_total(r) == 0) {
+		profil_cmd_error("no samples: the Firefox Profiler opens no profile without them",
+		    out);
+		return 1;
+	}
 	if (strcmp(x->name, "svg") == 0 && profil_report_total(r) == 0) {
 		profil_cmd_error("no samples to draw", out);
 		return 1;
@@ -110,6 +155,11 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 		err = profil_export_folded(r, o.f);
 	else if (strcmp(x->name, "svg") == 0)
 		err = profil_export_svg(r, profil_export_title(r, title, sizeof(title)), o.f);
+	else if (strcmp(x->name, "firefox") == 0) {
+		firefox_warn_untimed(r);
+		err = profil_export_firefox(r, profil_export_title(r, title, sizeof(title)),
+		    ends_gz(out), o.f);
+	}
 	else
 		err = profil_export_pprof(r, o.f);
 	if (err != 0) {

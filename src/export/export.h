@@ -1,8 +1,8 @@
 /*
  * export.h - writers of other tools' formats from a report session: gmon.out for GNU gprof,
- * profile.proto for pprof, folded stacks for flamegraph.pl and speedscope, and a
- * self-contained SVG flame graph.  Each reads the session through report/stack.h, so every
- * format names and attributes frames the way `profil report` does.
+ * profile.proto for pprof, folded stacks for flamegraph.pl and speedscope, a self-contained
+ * SVG flame graph, and the Firefox Profiler's Gecko JSON.  Each reads the session through
+ * report/stack.h, so every format names and attributes frames the way `profil report` does.
  *
  * Writers return 0 or -errno; they never print.  Output files are written under a temporary
  * name and renamed into place (struct profil_output), so a reader never sees half a file.
@@ -91,6 +91,19 @@ int profil_export_svg(struct profil_report *r, const char *title, FILE *out);
  * executable of the program with the most samples, and the profile's comment is the title.
  */
 int profil_export_pprof(struct profil_report *r, FILE *out);
+
+/*
+ * profil_export_firefox - a Gecko profile (JSON) for the Firefox Profiler, gzip-compressed when
+ * gzip is set: one thread per recorded thread of each file (pid, tid, name, its program as the
+ * process name), frames named as the flat view names them ("function (in module)", one per
+ * inline level), categories User, Kernel, Idle (the wait frames of --wall) and Other (markers),
+ * and one sample per tick at its time from the TIME records: a slot's ticks spread evenly over
+ * the slot, its stacks interleaved in proportion.  Ticks without a time sit at their file's
+ * start under a root frame "[no time recorded]".  title is the profile's product name.
+ * Returns 0, -ENOMEM, -EFBIG beyond PROFIL_FIREFOX_MAX_TICKS ticks, or -EIO.
+ */
+#define PROFIL_FIREFOX_MAX_TICKS	UINT64_C(50000000)
+int profil_export_firefox(struct profil_report *r, const char *title, int gzip, FILE *out);
 
 /*
  * profil_export_gmon - one gmon.out file per object that holds samples, in directory dir: the
