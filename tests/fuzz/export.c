@@ -61,8 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* One entry per tick: a hostile count would only make the run slow. */
 		if (profil_report_total(r) <= 65536)
 			(void)profil_export_firefox(r, profil_export_title(r, err, sizeof(err)),
-			    (int)(profil_report_total(r) & 1),
-			    devnull);
+			    (int)(profil_report_total(r) & 1), devnull);
 		clearerr(devnull);
 	}
 	profil_report_free(r);
