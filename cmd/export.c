@@ -1,6 +1,6 @@
 /*
  * export.c - `profil export --format=FMT [-o OUT] [PATH...]`: recorded profiles in other tools'
- * formats (gmon, pprof, folded, svg).  PATHs are read as `profil report` reads them.  See
+ * formats (gmon, pprof, folded, svg, firefox).  PATHs are read as `profil report` reads them.  See
  * profil(1).
  */
 #include <errno.h>
@@ -28,6 +28,8 @@ static const struct export_format {
 	{ "pprof", "profil.pb.gz", "gzip-compressed profile.proto for go tool pprof" },
 	{ "folded", "-", "folded stacks for flamegraph.pl and speedscope" },
 	{ "svg", "profil.svg", "an interactive flame graph" },
+	{ "firefox", "profil.json.gz", "Gecko JSON for the Firefox Profiler, over time "
+	    "(gzip when OUT ends in .gz)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -36,13 +38,16 @@ usage(FILE *f)
 {
 	const struct export_format *x;
 
-	fprintf(f, "usage: profil export --format=FMT [-o OUT] [--no-demangle] [PATH...]\n"
+	fprintf(f, "usage: profil export --format=FMT [-o OUT] [--per-process | --threads]\n"
+	    "           [--no-demangle] [PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default "
 	    PROFIL_CMD_DEFAULT_DIR ")\n"
 	    "  -f, --format FMT  one of:\n");
 	for (x = formats; x->name != NULL; x++)
 		fprintf(f, "      %-8s %s (default -o %s)\n", x->name, x->what, x->default_out);
 	fprintf(f, "  -o, --output OUT  where to write; - is standard output\n"
+	    "  --per-process     folded, svg: stacks stand on their process, under their program\n"
+	    "  --threads         folded, svg: and on their thread (name[tid]), under the process\n"
 	    "  --no-demangle     C++ and Rust names as the symbol tables spell them\n");
 	return f == stdout ? 0 : 2;
 }
@@ -67,17 +72,32 @@ gmon_skipped(void *arg, const struct profil_module *mod, uint64_t ticks, const c
 	profil_cmd_error(what, mod != NULL ? profil_module_path(mod) : "[unmapped]");
 }
 
-/* The flame graph's heading: the program, or how many processes were merged. */
+/*
+ * The Firefox Profiler shows samples over time, and a file recorded before TIME records has
+ * none: its samples are exported at its start under "[no time recorded]"; say so once a file.
+ */
 static void
-svg_title(struct profil_report *r, char *buf, size_t len)
+firefox_warn_untimed(struct profil_report *r)
 {
-	const struct profil_file *f = profil_report_file(r, 0, NULL);
-	size_t n = profil_report_nfiles(r);
+	const char *name;
+	size_t i;
 
-	if (n == 1)
-		snprintf(buf, len, "%s [%" PRIu32 "]", f->hdr.progname, f->hdr.pid);
-	else
-		snprintf(buf, len, "%s and %zu more processes", f->hdr.progname, n - 1);
+	for (i = 0; i < profil_report_nfiles(r); i++) {
+		const struct profil_file *f = profil_report_file(r, i, &name);
+
+		if (f->slot_ns == 0 && f->nsamples > 0)
+			profil_cmd_error("warning: no sample times in this recording: its samples "
+			    "are at its start, under [no time recorded]", name);
+	}
+}
+
+/* Whether path names a gzip file: the Firefox Profiler opens .json and .json.gz alike. */
+static int
+ends_gz(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 3 && strcmp(path + n - 3, ".gz") == 0;
 }
 
 /* gmon: a directory of files; the others: one file. */
@@ -107,6 +127,21 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 		}
 		return 0;
 	}
+	if (strcmp(x->name, "firefox") == 0 && profil_report_total(r) > PROFIL_FIREFOX_MAX_TICKS) {
+		/* Checked before a file is made: the format has one entry per tick. */
+		snprintf(title, sizeof(title), "%" PRIu64 " samples: the Firefox Profiler's format "
+		    "takes one entry per sample, and profil writes %" PRIu64 " at most",
+		    profil_report_total(r), PROFIL_FIREFOX_MAX_TICKS);
+		profil_cmd_error(title, out);
+		return 1;
+	}
+	/* The Firefox Profiler refuses a profile without threads ("This profile has no
+	 * threads"), and a thread is made of samples. */
+	if (strcmp(x->name, "firefox") == 0 && profil_report_total(r) == 0) {
+		profil_cmd_error("no samples: the Firefox Profiler opens no profile without them",
+		    out);
+		return 1;
+	}
 	if (strcmp(x->name, "svg") == 0 && profil_report_total(r) == 0) {
 		profil_cmd_error("no samples to draw", out);
 		return 1;
@@ -118,9 +153,12 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 	}
 	if (strcmp(x->name, "folded") == 0)
 		err = profil_export_folded(r, o.f);
-	else if (strcmp(x->name, "svg") == 0) {
-		svg_title(r, title, sizeof(title));
-		err = profil_export_svg(r, title, o.f);
+	else if (strcmp(x->name, "svg") == 0)
+		err = profil_export_svg(r, profil_export_title(r, title, sizeof(title)), o.f);
+	else if (strcmp(x->name, "firefox") == 0) {
+		firefox_warn_untimed(r);
+		err = profil_export_firefox(r, profil_export_title(r, title, sizeof(title)),
+		    ends_gz(out), o.f);
 	}
 	else
 		err = profil_export_pprof(r, o.f);
@@ -144,12 +182,15 @@ profil_cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "per-process", no_argument, NULL, 'P' },
+		{ "threads", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct export_format *x = NULL;
 	const char *out = NULL;
 	struct profil_report *r;
+	enum profil_report_split split = PROFIL_SPLIT_NONE;
 	int c, rc, demangle = 1;
 
 	opterr = 0;
@@ -174,6 +215,15 @@ profil_cmd_export(int argc, char **argv)
 		case 'M':
 			demangle = 0;
 			break;
+		case 'P':
+		case 'T':
+			if (split != PROFIL_SPLIT_NONE) {
+				profil_cmd_error("one of --per-process and --threads at a time",
+				    NULL);
+				return usage(stderr);
+			}
+			split = c == 'P' ? PROFIL_SPLIT_PROCESS : PROFIL_SPLIT_THREAD;
+			break;
 		case 'h':
 			return usage(stdout);
 		case ':':
@@ -190,6 +240,14 @@ profil_cmd_export(int argc, char **argv)
 	}
 	if (out == NULL)
 		out = x->default_out;
+	/* pprof labels every sample with its program, process and thread anyway; gmon has
+	 * no stacks to stand on anything. */
+	if (split != PROFIL_SPLIT_NONE && strcmp(x->name, "folded") != 0 &&
+	    strcmp(x->name, "svg") != 0) {
+		profil_cmd_error("--per-process and --threads are for folded and svg, not",
+		    x->name);
+		return usage(stderr);
+	}
 	if (strcmp(x->name, "gmon") == 0 && strcmp(out, "-") == 0) {
 		profil_cmd_error("gmon writes one file per object into a directory, not", out);
 		return usage(stderr);
@@ -200,6 +258,7 @@ profil_cmd_export(int argc, char **argv)
 		return 1;
 	}
 	profil_symbolizer_set_demangle(profil_report_symbolizer(r), demangle);
+	profil_report_set_split(r, split);
 	rc = profil_cmd_load(r, argc - optind, argv + optind);
 	if (rc == 0) {
 		profil_cmd_warn_modules(r, 0);

@@ -39,7 +39,7 @@ def check(ok, what):
 
 
 class Browser:
-    def __init__(self, height):
+    def __init__(self, height, width=WIDTH):
         self.profile = tempfile.mkdtemp(prefix="profil-chromium.")
         r3, self.w3 = os.pipe()
         self.r4, w4 = os.pipe()
@@ -55,7 +55,7 @@ class Browser:
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
              "--no-first-run", "--disable-background-networking", "--disable-component-update",
              "--disable-sync", "--user-data-dir=" + self.profile,
-             "--window-size=%d,%d" % (WIDTH, height), "--remote-debugging-pipe", "about:blank"],
+             "--window-size=%d,%d" % (width, height), "--remote-debugging-pipe", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=None if os.environ.get("FLAME_DEBUG") else subprocess.DEVNULL,
             preexec_fn=fds, close_fds=False)
@@ -101,6 +101,21 @@ class Browser:
         self.mouse("mouseMoved", x, y)
         self.mouse("mousePressed", x, y)
         self.mouse("mouseReleased", x, y)
+
+    def open(self, path, width, height):
+        """Opens file path in a new page of width x height and waits for the graph's script."""
+        target = self.send("Target.createTarget", {"url": "file://" + os.path.abspath(path)})
+        self.session = self.send("Target.attachToTarget",
+                                 {"targetId": target["targetId"], "flatten": True},
+                                 session=False)["sessionId"]
+        # A new target's viewport need not be the window's: make it the size asked.
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.eval("document.readyState === 'complete' && typeof boxes !== 'undefined'"):
+                break
+            time.sleep(0.05)
 
     def close(self):
         try:
@@ -170,18 +185,7 @@ def main():
     height = int(head.split('height="', 1)[1].split('"', 1)[0])
     br = Browser(height)
     try:
-        target = br.send("Target.createTarget", {"url": "file://" + os.path.abspath(svg)})
-        br.session = br.send("Target.attachToTarget",
-                             {"targetId": target["targetId"], "flatten": True},
-                             session=False)["sessionId"]
-        # A new target's viewport need not be the window's: make it the graph's size.
-        br.send("Emulation.setDeviceMetricsOverride",
-                {"width": WIDTH, "height": height, "deviceScaleFactor": 1, "mobile": False})
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            if br.eval("document.readyState === 'complete' && typeof boxes !== 'undefined'"):
-                break
-            time.sleep(0.05)
+        br.open(svg, WIDTH, height)
         root = box(br, "all")
         check(root is not None and abs(root["w"] - FULL) < 0.5,
               "the graph renders: the root frame spans %s of %d px" %
