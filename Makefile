@@ -30,9 +30,10 @@ REC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/cfi/zlib.c,$(wildcard src/re
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
 CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c \
-	src/jit/*.c \
+	src/jit/*.c src/fleet/*.c \
 	src/cfi/*.c) src/sample/walk.c
-CLI_PKGS   := libdw zlib
+# libmicrohttpd: profil serve's HTTP server (requests parsed by a maintained library).
+CLI_PKGS   := libdw zlib libmicrohttpd
 PKG_CONFIG ?= pkg-config
 CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS) 2>/dev/null)
 # binutils' libiberty demangles C++ and Rust names, as c++filt does; it has no pkg-config file and
