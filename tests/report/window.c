@@ -97,8 +97,6 @@ main(void)
 	const struct profil_file *f;
 	const char *name;
 	int rc;
-	const char *name;
-	int rc;
 
 	strcpy(dir, "/tmp/profil-window.XXXXXX");
 	if (mkdtemp(dir) == NULL)
