@@ -58,6 +58,7 @@ for mode in flat g; do
 	awk -v m="$mode" -v c=$((c1 - c0)) '{ b += $1; n += $2; d += $3 }
 		END { printf "%s %d %d %d %d\n", m, c, b / NR, n / NR, d / NR }' windows
 done > raw
+load=$(cut -d" " -f1-3 /proc/loadavg)
 
 echo "## serve.sh: profil serve scraped every $SECS s"
 echo
@@ -65,7 +66,8 @@ echo "$N windows of $SECS s (\`/debug/pprof/profile?seconds=$SECS\`) scraped bac
 echo "\`profil serve\` of two \`split\` programs burning both CPUs at 1 kHz: serve's own CPU"
 echo "time (recording, building and answering each window), the bytes of a window's profile"
 echo "(gzipped pprof), its samples, and how long after the window's end the answer was in."
-echo "One run."
+echo "One run; the machine's load average at the end: $load (the answer's delay is mostly"
+echo "the wait for a CPU where that is above the CPUs' count)."
 echo
 echo "| mode | serve's CPU ms a second | CPU ms a window | bytes a window | samples a window | answer after the end, ms |"
 echo "|---|---|---|---|---|---|"
