@@ -34,7 +34,8 @@ test_expect_success 'a URL with a path prefix and a trailing slash: <prefix>/ing
 	receiver_start --app app --prefix /pyroscope &&
 	"$DRIVE" -u "http://127.0.0.1:$port/pyroscope/" -a app -f window.pb.gz > out; rc=$?
 	receiver_stop; cat out log && test $rc -eq 0 &&
-	contract_kept && test "$(push_stat sent)" = 1 && test "$(log_field path)" = /pyroscope/ingest
+	contract_kept && test "$(push_stat sent)" = 1 &&
+	test "$(log_field path)" = /pyroscope/ingest
 '
 
 # Grafana Cloud takes HTTP basic auth (examples/api/ingest_pprof.py), pyroscope-go sends a
@@ -46,7 +47,8 @@ test_expect_success 'an auth file: user:password as basic auth, a token as beare
 	"$DRIVE" -u "http://127.0.0.1:$port" -a app -f window.pb.gz -A basic -T team-1 > out &&
 	"$DRIVE" -u "http://127.0.0.1:$port" -a app -f window.pb.gz -A bearer > out2; rc=$?
 	receiver_stop; cat log && test $rc -eq 0 && contract_kept &&
-	test "$(log_field authorization | sed -n 1p)" = "Basic $(printf 12345:glc_secret | base64)" &&
+	basic=$(printf 12345:glc_secret | base64) &&
+	test "$(log_field authorization | sed -n 1p)" = "Basic $basic" &&
 	test "$(log_field tenant | sed -n 1p)" = team-1 &&
 	test "$(log_field authorization | sed -n 2p)" = "Bearer tok-123" &&
 	test "$(log_field tenant | sed -n 2p)" = None

@@ -84,7 +84,7 @@ test_expect_success '429 with Retry-After: 2: tried again no sooner than 2 s lat
 
 # Time-outs of 1 s while windows come every 100 ms: a client that waited for its answer would
 # be a second late at least; the bound of 0.3 s leaves room for a busy machine's scheduling.
-test_expect_success 'a receiver that accepts and never answers: the time-out fires, no call blocks' '
+test_expect_success 'a receiver that never answers: the time-out fires, no call blocks' '
 	receiver_start --app app --hang &&
 	"$DRIVE" -u "http://127.0.0.1:$port" -a app -f window.pb.gz -n 20 -i 100 -t 1000 -r 1000 \
 		-w 1500 > out; rc=$?

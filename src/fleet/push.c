@@ -53,7 +53,7 @@ struct profil_push {
 	uint64_t curl_due;		/* monotonic ns libcurl wants its time-out call; 0 none */
 	uint64_t rng;
 	char errbuf[CURL_ERROR_SIZE];
-	char answer[120];		/* the start of the answer's body, for a failure's message */
+	char answer[120];		/* the answer's first bytes, for a failure's message */
 	size_t answer_len;
 	struct profil_push_stats st;
 };
@@ -81,37 +81,41 @@ name_ok(const char *s, const char *also)
 	return 1;
 }
 
+/* A label's value: printable ASCII, without the space labelset.Parse trims nor , = { }. */
+static int
+value_ok(const char *v)
+{
+	if (*v == '\0')
+		return 0;
+	for (; *v != '\0'; v++)
+		if ((unsigned char)*v < 0x21 || (unsigned char)*v > 0x7e || strchr(",={}", *v))
+			return 0;
+	return 1;
+}
+
 static int
 labels_ok(const char *labels, char *err, size_t errlen)
 {
-	char *copy = strdup(labels), *save = NULL, *kv;
+	char *copy = strdup(labels), *save = NULL, *kv, *v;
 	int ok = 1;
 
 	if (copy == NULL)
 		return -ENOMEM;
 	for (kv = strtok_r(copy, ",", &save); ok && kv != NULL; kv = strtok_r(NULL, ",", &save)) {
-		char *v = strchr(kv, '=');
-
-		if (v == NULL) {
+		if ((v = strchr(kv, '=')) == NULL) {
 			say(err, errlen, "a label is not key=value: '%s'", kv);
 			ok = 0;
 			break;
 		}
 		*v++ = '\0';
 		if (!name_ok(kv, "") || strcmp(kv, "__name__") == 0) {
-			say(err, errlen, "a label's key has characters Pyroscope refuses: '%s'", kv);
+			say(err, errlen, "a label's key has characters Pyroscope refuses: '%s'",
+			    kv);
 			ok = 0;
-		} else if (*v == '\0' || strpbrk(v, " ,={}") != NULL) {
-			say(err, errlen, "a label's value is empty or has space , = { or }: '%s'", v);
+		} else if (!value_ok(v)) {
+			say(err, errlen,
+			    "a label's value is empty or has space , = { } or non-ASCII: '%s'", v);
 			ok = 0;
-		} else {
-			for (const char *c = v; *c != '\0'; c++)
-				if ((unsigned char)*c < 0x21 || (unsigned char)*c > 0x7e) {
-					say(err, errlen, "a label's value is not printable ASCII: '%s'",
-					    kv);
-					ok = 0;
-					break;
-				}
 		}
 	}
 	if (ok && (labels[0] == ',' || strstr(labels, ",,") != NULL ||

@@ -50,7 +50,7 @@ struct profil_push_stats {
 	uint64_t windows;		/* given to profil_push_window */
 	uint64_t sent, sent_bytes;	/* answered 2xx */
 	uint64_t attempts;		/* requests made */
-	uint64_t failed;		/* attempts without a 2xx: no answer, time-out, error status */
+	uint64_t failed;		/* attempts without a 2xx: no answer, time-out, error */
 	uint64_t retried;		/* attempts that repeated a window */
 	uint64_t rejected;		/* windows given up: a 3xx or 4xx (not 408, 429) answer */
 	uint64_t dropped, dropped_bytes;	/* windows dropped, queue full or larger than it */

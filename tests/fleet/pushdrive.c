@@ -17,15 +17,7 @@
 #include <unistd.h>
 
 #include "fleet/push.h"
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "outside/outside.h"
 
 /* A field of /proc/self/status in kB (VmRSS, VmHWM). */
 static long
@@ -126,40 +118,42 @@ main(int argc, char **argv)
 		return 1;
 	}
 	rss0 = status_kb("VmRSS");
-	t0 = next = now_ns();
+	t0 = next = profil_outside_monotonic_ns();
 	while (fed < n) {
 		struct pollfd pfd = { .fd = profil_push_fd(p), .events = POLLIN };
-		uint64_t now = now_ns(), took;
+		uint64_t now = profil_outside_monotonic_ns(), took;
 
 		if (now >= next) {
 			if (now - next > latest)
 				latest = now - next;
-			took = now_ns();
+			took = profil_outside_monotonic_ns();
 			rc = profil_push_window(p, body, len, start + fed * window_s,
 			    start + (fed + 1) * window_s);
 			if (rc < 0 && rc != -EMSGSIZE)
 				printf("window_error %d\n", rc);
 			fed++;
 			next += interval_ms * 1000000u;
-			took = now_ns() - took;
+			took = profil_outside_monotonic_ns() - took;
 			slowest = took > slowest ? took : slowest;
-			now = now_ns();
-		} else if (poll(&pfd, 1, (int)((next - now) / 1000000u) + 1) < 0 && errno != EINTR) {
+			now = profil_outside_monotonic_ns();
+		} else if (poll(&pfd, 1, (int)((next - now) / 1000000u) + 1) < 0 &&
+		    errno != EINTR) {
 			perror("poll");
 			return 1;
 		}
-		took = now_ns();
+		took = profil_outside_monotonic_ns();
 		if ((rc = profil_push_poll(p)) < 0)
 			printf("poll_error %d\n", rc);
-		took = now_ns() - took;
+		took = profil_outside_monotonic_ns() - took;
 		slowest = took > slowest ? took : slowest;
 	}
-	end = now_ns();
+	end = profil_outside_monotonic_ns();
 	rc = profil_push_flush(p, (unsigned int)flush_ms);
 	profil_push_stats(p, &st);
 	printf("feed_ms %llu\n", (unsigned long long)((end - t0) / 1000000u));
 	printf("flush %s\n", rc == 0 ? "done" : rc == -ETIMEDOUT ? "timeout" : "error");
-	printf("flush_ms %llu\n", (unsigned long long)((now_ns() - end) / 1000000u));
+	end = profil_outside_monotonic_ns() - end;
+	printf("flush_ms %llu\n", (unsigned long long)(end / 1000000u));
 	printf("windows %llu\nsent %llu\nsent_bytes %llu\n", (unsigned long long)st.windows,
 	    (unsigned long long)st.sent, (unsigned long long)st.sent_bytes);
 	printf("attempts %llu\nfailed %llu\nretried %llu\nrejected %llu\n",
