@@ -32,8 +32,9 @@ REC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/cfi/zlib.c,$(wildcard src/re
 CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c \
 	src/jit/*.c src/fleet/*.c \
 	src/cfi/*.c) src/sample/walk.c
-# libcurl: the Pyroscope push client (src/fleet/push.c).
-CLI_PKGS   := libdw zlib libcurl
+# libmicrohttpd: profil serve's HTTP server (requests parsed by a maintained library).
+# libcurl: profil serve --push, the Pyroscope push client (src/fleet/push.c).
+CLI_PKGS   := libdw zlib libmicrohttpd libcurl
 PKG_CONFIG ?= pkg-config
 CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS) 2>/dev/null)
 # binutils' libiberty demangles C++ and Rust names, as c++filt does; it has no pkg-config file and

@@ -23,6 +23,7 @@ int profil_cmd_record(int argc, char **argv);
 int profil_cmd_dump(int argc, char **argv);
 int profil_cmd_export(int argc, char **argv);
 int profil_cmd_top(int argc, char **argv);
+int profil_cmd_serve(int argc, char **argv);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
@@ -79,6 +80,15 @@ struct profil_cmd_record_opts {
 };
 
 struct profil_cmd_outdir;
+
+/*
+ * profil_cmd_outside_refused - whether perf events are refused for what o names (-a, -p or a
+ * command, subject): 1 after one line naming the sysctl or capability ("perf events refused
+ * (...; kernel.perf_event_paranoid=N): <why>", why saying the subcommand records from outside
+ * alone), else 0.
+ */
+int profil_cmd_outside_refused(const struct profil_cmd_record_opts *o, const char *subject,
+    const char *why);
 
 /*
  * profil_cmd_record_outside - records from outside into out (opened by the caller): the

@@ -518,3 +518,17 @@ profil_cmd_outdir_release(struct profil_cmd_outdir *d)
 	d->before = NULL;
 	d->nbefore = 0;
 }
+
+void
+profil_cmd_outdir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d != NULL && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d != NULL)
+		closedir(d);
+	rmdir(dir);
+}

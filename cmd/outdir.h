@@ -46,4 +46,10 @@ void profil_cmd_outdir_summary(const struct profil_cmd_outdir *d);
 /* Closes the directory and forgets the list. */
 void profil_cmd_outdir_release(struct profil_cmd_outdir *d);
 
+/*
+ * profil_cmd_outdir_remove - removes a private recording (profil top's, profil serve's): what
+ * the recorder wrote there (profiles, temporaries), and the directory.
+ */
+void profil_cmd_outdir_remove(const char *dir);
+
 #endif /* PROFIL_CMD_OUTDIR_H */

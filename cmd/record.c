@@ -933,6 +933,30 @@ record_system(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *
 }
 
 int
+profil_cmd_outside_refused(const struct profil_cmd_record_opts *o, const char *subject,
+    const char *why)
+{
+	char what[300], v[32];
+	int rc;
+
+	if (o->all) {
+		if (profil_outside_probe_system(what, sizeof(what)) < 0) {
+			profil_cmd_error(what, "-a");
+			return 1;
+		}
+		return 0;
+	}
+	if ((rc = profil_cmd_outside_probe()) < 0) {
+		profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
+		snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid="
+		    "%s): %s", strerror(-rc), v, why);
+		profil_cmd_error(what, subject);
+		return 1;
+	}
+	return 0;
+}
+
+int
 profil_cmd_record_outside(const struct profil_cmd_record_opts *o, char **cmd,
     struct profil_cmd_outdir *out)
 {

@@ -11,7 +11,6 @@
  * the recording ends first (the command exited, the processes ended), the table of the whole
  * run is printed.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -315,21 +314,6 @@ terminal_leave(struct top *t)
 	fflush(stdout);
 }
 
-/* The private recording: what the recorder wrote there (profiles, temporaries), and itself. */
-static void
-dir_remove(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	while (d != NULL && (de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			unlinkat(dirfd(d), de->d_name, 0);
-	if (d != NULL)
-		closedir(d);
-	rmdir(dir);
-}
-
 int
 profil_cmd_top(int argc, char **argv)
 {
@@ -406,22 +390,9 @@ profil_cmd_top(int argc, char **argv)
 		profil_cmd_error("what to watch: -p PIDS, -a or a command, one of them", NULL);
 		return usage(stderr);
 	}
-	if (o.all) {
-		char err[300];
-
-		if (profil_outside_probe_system(err, sizeof(err)) < 0) {
-			profil_cmd_error(err, "-a");
-			return 1;
-		}
-	} else if ((rc = profil_cmd_outside_probe()) < 0) {
-		char what[200], v[32];
-
-		profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
-		snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid="
-		    "%s): profil top records from outside", strerror(-rc), v);
-		profil_cmd_error(what, o.pids != NULL ? o.pids : argv[optind]);
+	if (profil_cmd_outside_refused(&o, o.pids != NULL ? o.pids : argv[optind],
+	    "profil top records from outside"))
 		return 1;
-	}
 	snprintf(t.dir, sizeof(t.dir), "%s/profil-top.XXXXXX", tmp != NULL && *tmp != '\0' ?
 	    tmp : "/tmp");
 	if (mkdtemp(t.dir) == NULL) {
@@ -458,6 +429,6 @@ profil_cmd_top(int argc, char **argv)
 	}
 	keys_free(t.prev, t.nprev);
 	profil_cmd_outdir_release(&out);
-	dir_remove(t.dir);
+	profil_cmd_outdir_remove(t.dir);
 	return t.quit ? 0 : rc;
 }
