@@ -93,6 +93,17 @@ value_ok(const char *v)
 	return 1;
 }
 
+void
+profil_push_label_fix(char *value)
+{
+	for (; *value != '\0'; value++) {
+		char one[2] = { *value, '\0' };
+
+		if (!value_ok(one))
+			*value = '_';
+	}
+}
+
 static int
 labels_ok(const char *labels, char *err, size_t errlen)
 {

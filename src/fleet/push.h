@@ -105,6 +105,13 @@ int profil_push_poll(struct profil_push *p);
  */
 int profil_push_flush(struct profil_push *p, unsigned int timeout_ms);
 
+/*
+ * profil_push_label_fix - makes value (in place) a label value profil_push_new() accepts: each
+ * byte it would refuse (space , = { }, control or not ASCII) becomes '_'.  For values taken
+ * from the machine, as a host or program name.
+ */
+void profil_push_label_fix(char *value);
+
 /* profil_push_stats - the counters so far (struct profil_push_stats). */
 void profil_push_stats(const struct profil_push *p, struct profil_push_stats *st);
 
