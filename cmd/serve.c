@@ -34,13 +34,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
 
 #include "cmd.h"
+#include "fleet/push.h"
 #include "fleet/window.h"
 #include "outdir.h"
 #include "outside/outside.h"
@@ -55,6 +58,9 @@
 #define SERVE_TICK_NS		100000000u
 
 #define PROFILE_PATH		"/debug/pprof/profile"
+
+#define PUSH_WINDOW_DEFAULT	15	/* seconds: --window */
+#define PUSH_FLUSH_MS		5000	/* at the end, for the windows still queued */
 
 /* One profile request: its window, then its answer. */
 struct request {
@@ -77,12 +83,22 @@ struct serve {
 	size_t nopen;
 	int ended;			/* the recording ended: no new window */
 	char log[256];			/* libmicrohttpd's last message, said if it cannot start */
+	struct profil_push *push;	/* --push: each window posted to Pyroscope, or NULL */
+	const char *push_url;
+	struct profil_window pw;	/* the push window open now (pw_open) */
+	int pw_open;
+	uint64_t pw_end_ns;		/* monotonic */
+	uint64_t pw_from;		/* UNIX seconds */
+	uint64_t window_ns;
+	uint64_t said_dropped;		/* dropped windows said so far */
 };
 
 static int
 usage(FILE *f)
 {
-	fprintf(f, "usage: profil serve --http ADDR:PORT [--token FILE] [-F HZ] [-g] [--wall]\n"
+	fprintf(f, "usage: profil serve [--http ADDR:PORT [--token FILE]]\n"
+	    "           [--push URL [--window SECS] [--app NAME] [--push-auth FILE]]\n"
+	    "           [-F HZ] [-g] [--wall]\n"
 	    "           (-p PID[,PID...] | -a | -- COMMAND [ARGS...])\n"
 	    "  --http ADDR:PORT  where to listen: 127.0.0.1:PORT, [::1]:PORT, or :PORT\n"
 	    "                  (loopback); another address only with --token; PORT 0 picks one\n"
@@ -94,7 +110,11 @@ usage(FILE *f)
 	    "  -p, --pid PIDS  running processes, until they exit\n"
 	    "  -a, --all-cpus  every process of the machine, until SIGINT or SIGTERM\n"
 	    "  GET /debug/pprof/profile?seconds=N  a gzipped pprof of the next N seconds\n"
-	    "                  (1..3600, default 30), as Go's net/http/pprof answers\n");
+	    "                  (1..3600, default 30), as Go's net/http/pprof answers\n"
+	    "  --push URL      post each window's pprof to a Pyroscope server's /ingest\n"
+	    "  --window SECS   the push window, 1..3600 seconds (default 15)\n"
+	    "  --app NAME      the application name in Pyroscope (default profil)\n"
+	    "  --push-auth FILE  user:password (basic auth) or a bearer token, first line\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -257,7 +277,7 @@ profile_start(struct serve *sv, struct MHD_Connection *c, void **con_cls)
 		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	profil_outside_snapshot(sv->s);
 	/* Ended images are pruned only when no window open before needs their last counts. */
-	err = profil_window_mark(&rq->w, sv->dir, sv->nopen == 0);
+	err = profil_window_mark(&rq->w, sv->dir, sv->nopen == 0 && !sv->pw_open);
 	if (err != 0) {
 		free(rq);
 		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the recording: %s",
@@ -370,6 +390,110 @@ http_run(struct serve *sv)
 	}
 }
 
+/* --push: the queue's losses, said as they grow (a server down for long drops windows). */
+static void
+push_say(struct serve *sv, int end)
+{
+	struct profil_push_stats st;
+
+	profil_push_stats(sv->push, &st);
+	if (st.dropped > sv->said_dropped && !end)
+		fprintf(stderr, "profil serve: %llu windows dropped so far, the push queue full "
+		    "(%s): '%s'\n", (unsigned long long)st.dropped, st.last_error, sv->push_url);
+	sv->said_dropped = st.dropped;
+	if (!end)
+		return;
+	fprintf(stderr, "profil serve: pushed %llu of %llu windows (%llu bytes); %llu dropped "
+	    "(%llu bytes), %llu rejected, %zu unsent; %llu failed attempts%s%s: '%s'\n",
+	    (unsigned long long)st.sent, (unsigned long long)st.windows,
+	    (unsigned long long)st.sent_bytes, (unsigned long long)st.dropped,
+	    (unsigned long long)st.dropped_bytes, (unsigned long long)st.rejected, st.queued,
+	    (unsigned long long)st.failed, st.last_error[0] != '\0' ? ", the last: " : "",
+	    st.last_error, sv->push_url);
+}
+
+/* CLOCK_REALTIME to the nearest second: /ingest's from and until are whole UNIX seconds. */
+static uint64_t
+unix_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec + (ts.tv_nsec >= 500000000);
+}
+
+/*
+ * --push: the push window that ends is built and queued, and the next one marked.  s is the
+ * session while it records (its running images are snapshot first), NULL at the end, when the
+ * files are final and the last window ends with the recording.
+ */
+static void
+push_tick(struct serve *sv, struct profil_outside *s, uint64_t now)
+{
+	int err;
+
+	if (sv->push == NULL)
+		return;
+	if (sv->pw_open ? now >= sv->pw_end_ns || s == NULL : s != NULL) {
+		if (s != NULL)
+			profil_outside_snapshot(s);
+		if (sv->pw_open) {
+			char *data = NULL;
+			size_t len = 0;
+
+			err = profil_window_pprof(&sv->pw, &data, &len);
+			profil_window_release(&sv->pw);
+			sv->pw_open = 0;
+			if (err == 0)
+				err = profil_push_window(sv->push, data, len, sv->pw_from,
+				    unix_seconds());
+			free(data);
+			if (err != 0 && err != -EMSGSIZE)
+				fprintf(stderr, "profil serve: a window not pushed: %s\n",
+				    strerror(-err));
+			push_say(sv, 0);
+		}
+		if (s != NULL && profil_window_mark(&sv->pw, sv->dir, sv->nopen == 0) == 0) {
+			sv->pw_open = 1;
+			sv->pw_from = unix_seconds();
+			sv->pw_end_ns = now + sv->window_ns;
+		}
+	}
+	profil_push_poll(sv->push);
+}
+
+/* The recording ended: its last window is pushed, and the queue given a few seconds. */
+static void
+push_finish(struct serve *sv)
+{
+	sv->s = NULL;
+	push_tick(sv, NULL, profil_outside_monotonic_ns());
+	profil_push_flush(sv->push, PUSH_FLUSH_MS);
+	push_say(sv, 1);
+}
+
+/* The push client for --push URL, its labels the host and what is recorded. */
+static int
+push_start(struct serve *sv, const char *app, const char *auth, const char *what)
+{
+	struct profil_push_opts po = { .url = sv->push_url, .app = app, .auth_file = auth };
+	char host[256] = "", program[256], labels[600], err[256];
+	const char *base = strrchr(what, '/');
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(program, sizeof(program), "%s", base != NULL ? base + 1 : what);
+	profil_push_label_fix(host);
+	profil_push_label_fix(program);
+	snprintf(labels, sizeof(labels), "host=%s,program=%s", host[0] ? host : "_",
+	    program[0] ? program : "_");
+	po.labels = labels;
+	if ((sv->push = profil_push_new(&po, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "profil: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* The recorder's watch: a request, or a tick (windows that end, connections that time out). */
 static int
 watch(struct profil_outside *s, int woken, void *arg)
@@ -381,6 +505,9 @@ watch(struct profil_outside *s, int woken, void *arg)
 
 	(void)woken;
 	sv->s = s;
+	push_tick(sv, s, now);
+	if (sv->d == NULL)
+		return 0;
 	http_run(sv);
 	for (i = 0; i < sv->nopen; i++)
 		due |= sv->open[i]->end_ns <= now;
@@ -553,6 +680,10 @@ profil_cmd_serve(int argc, char **argv)
 		{ "wall", no_argument, NULL, 'W' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "push", required_argument, NULL, 'U' },
+		{ "window", required_argument, NULL, 'N' },
+		{ "app", required_argument, NULL, 'A' },
+		{ "push-auth", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -563,8 +694,10 @@ profil_cmd_serve(int argc, char **argv)
 	struct profil_cmd_outdir out;
 	struct serve sv;
 	const char *tmp = getenv("TMPDIR"), *http = NULL, *token = NULL;
+	const char *app = "profil", *push_auth = NULL;
+	unsigned long window = PUSH_WINDOW_DEFAULT;
 	char *end;
-	int c, rc, loopback = 0;
+	int c, rc, loopback = 0, epfd = -1;
 
 	memset(&sv, 0, sizeof(sv));
 	optind = 1;
@@ -597,14 +730,31 @@ profil_cmd_serve(int argc, char **argv)
 		case 'a':
 			o.all = 1;
 			break;
+		case 'U':
+			sv.push_url = optarg;
+			break;
+		case 'N':
+			errno = 0;
+			window = strtoul(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || window < 1 || window > 3600) {
+				profil_cmd_error("the push window must be 1 to 3600 s", optarg);
+				return 2;
+			}
+			break;
+		case 'A':
+			app = optarg;
+			break;
+		case 'K':
+			push_auth = optarg;
+			break;
 		case 'h':
 			return usage(stdout);
 		default:
 			return usage(stderr);
 		}
 	}
-	if (http == NULL) {
-		profil_cmd_error("where to listen: --http ADDR:PORT", NULL);
+	if (http == NULL && sv.push_url == NULL) {
+		profil_cmd_error("where profiles go: --http ADDR:PORT, --push URL or both", NULL);
 		return usage(stderr);
 	}
 	if ((o.pids != NULL) + o.all + (optind < argc) != 1) {
@@ -613,18 +763,25 @@ profil_cmd_serve(int argc, char **argv)
 	}
 	if (o.wall && o.hz == NULL)
 		o.hzv = 100;
-	if (parse_addr(http, &ss, &sslen, &loopback) != 0)
+	if (http != NULL && parse_addr(http, &ss, &sslen, &loopback) != 0)
 		return 2;
-	if (!loopback && token == NULL) {
+	if (http != NULL && !loopback && token == NULL) {
 		profil_cmd_error("another address than loopback needs --token FILE (a bearer "
 		    "token every request must carry)", http);
 		return 2;
 	}
 	if (token != NULL && read_token(&sv, token) != 0)
 		return 2;
+	sv.window_ns = (uint64_t)window * 1000000000u;
+	if (sv.push_url != NULL && push_start(&sv, app, push_auth, o.all ? "all" :
+	    o.pids != NULL ? "pids" : argv[optind]) != 0) {
+		free(sv.token);
+		return 2;
+	}
 	if (profil_cmd_outside_refused(&o, o.pids != NULL ? o.pids : argv[optind],
 	    "profil serve records from outside")) {
 		free(sv.token);
+		profil_push_free(sv.push);
 		return 1;
 	}
 	snprintf(sv.dir, sizeof(sv.dir), "%s/profil-serve.XXXXXX", tmp != NULL && *tmp != '\0' ?
@@ -632,6 +789,7 @@ profil_cmd_serve(int argc, char **argv)
 	if (mkdtemp(sv.dir) == NULL) {
 		profil_cmd_error("cannot make a directory for the recording", strerror(errno));
 		free(sv.token);
+		profil_push_free(sv.push);
 		return 1;
 	}
 	memset(&out, 0, sizeof(out));
@@ -639,20 +797,40 @@ profil_cmd_serve(int argc, char **argv)
 	if (profil_cmd_outdir_open(&out, sv.dir, 0) != 0) {
 		rmdir(sv.dir);
 		free(sv.token);
+		profil_push_free(sv.push);
 		return 1;
 	}
 	o.dir = sv.dir;
 	signal(SIGPIPE, SIG_IGN);
 	rc = 1;
-	if (http_start(&sv, &ss, sslen) == 0) {
+	if (http == NULL || http_start(&sv, &ss, sslen) == 0) {
 		w.every_ns = SERVE_TICK_NS;
-		w.fd = MHD_get_daemon_info(sv.d, MHD_DAEMON_INFO_EPOLL_FD)->epoll_fd;
+		w.fd = sv.d != NULL ?
+		    MHD_get_daemon_info(sv.d, MHD_DAEMON_INFO_EPOLL_FD)->epoll_fd :
+		    profil_push_fd(sv.push);
+		/* Both: one epoll set of the two (without it the push client still runs on the
+		 * ticks, 100 ms apart). */
+		if (sv.d != NULL && sv.push != NULL &&
+		    (epfd = epoll_create1(EPOLL_CLOEXEC)) >= 0) {
+			struct epoll_event ev = { .events = EPOLLIN, .data.fd = w.fd };
+
+			epoll_ctl(epfd, EPOLL_CTL_ADD, w.fd, &ev);
+			ev.data.fd = profil_push_fd(sv.push);
+			epoll_ctl(epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+			w.fd = epfd;
+		}
 		w.fn = watch;
 		w.arg = &sv;
 		o.watch = &w;
 		rc = profil_cmd_record_outside(&o, optind < argc ? argv + optind : NULL, &out);
-		http_finish(&sv);
+		if (sv.d != NULL)
+			http_finish(&sv);
+		if (sv.push != NULL)
+			push_finish(&sv);
 	}
+	if (epfd >= 0)
+		close(epfd);
+	profil_push_free(sv.push);
 	profil_cmd_outdir_release(&out);
 	profil_cmd_outdir_remove(sv.dir);
 	free(sv.token);
