@@ -217,9 +217,16 @@ query_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value
 
 	(void)kind;
 	q->nargs++;
+	/*
+	 * The same seconds twice is one: Parca adds its own to the job's params (its
+	 * targetsFromGroup), and net/http/pprof reads the first.  Two that differ are refused.
+	 */
 	if (strcmp(key, "seconds") == 0) {
-		q->nseconds++;
-		q->seconds = value != NULL ? value : "";
+		if (value == NULL)
+			value = "";
+		if (q->seconds == NULL || strcmp(q->seconds, value) != 0)
+			q->nseconds++;
+		q->seconds = value;
 	} else if (q->unknown == NULL) {
 		q->unknown = key;
 	}
@@ -240,7 +247,7 @@ profile_seconds(struct MHD_Connection *c, enum MHD_Result *ret)
 		return 0;
 	}
 	if (q.nseconds > 1) {
-		*ret = refuse(c, MHD_HTTP_BAD_REQUEST, "seconds given more than once");
+		*ret = refuse(c, MHD_HTTP_BAD_REQUEST, "seconds given twice, differently");
 		return 0;
 	}
 	if (q.seconds == NULL)
