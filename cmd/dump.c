@@ -73,6 +73,9 @@ dump(const struct profil_file *f)
 			print_pc(f, s->pcs[j], s->epoch);
 		putchar('\n');
 	}
+	for (i = 0; i < f->ntimes; i++)
+		printf("time %" PRIu64 " %u %u %" PRIu64 "\n", f->slot_ns, f->times[i].sample,
+		    f->times[i].slot, f->times[i].count);
 }
 
 int

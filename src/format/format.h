@@ -27,6 +27,7 @@ enum profil_record_type {
 	PROFIL_REC_SAMPLE = 4,
 	PROFIL_REC_PROCESSES = 0x50524f43, /* "PROC": the processes the recording had seen */
 	PROFIL_REC_CODE = 0x434f4445,	/* "CODE": a name for code in anonymous memory (JIT) */
+	PROFIL_REC_TIME = 0x54494d45,	/* "TIME": when the samples' ticks were taken */
 	PROFIL_REC_END = 0x454e44,	/* "END": last; the file is complete */
 };
 
@@ -149,6 +150,20 @@ struct profil_file_sample {
 	uint64_t *pcs;
 };
 
+/*
+ * When ticks were taken: count ticks of samples[sample] fell in slot, the interval
+ * [hdr.start_ns + slot * slot_ns, + slot_ns) of CLOCK_REALTIME.  Per sample, the counts of its
+ * entries sum to at most its count (the rest are ticks whose time the recorder did not keep).
+ */
+struct profil_file_time {
+	uint32_t sample;		/* index into samples[], in file order */
+	uint32_t slot;
+	uint64_t count;			/* >= 1 */
+};
+
+/* The width of a slot is at least this (a reader refuses less). */
+#define PROFIL_TIME_MIN_SLOT_NS	1000
+
 struct profil_file {
 	struct profil_file_header hdr;
 	struct profil_file_mapping *maps;
@@ -160,6 +175,9 @@ struct profil_file {
 	uint64_t processes_seen;	/* PROCESSES: images the recording saw by then; 0: none */
 	struct profil_file_code *codes;	/* sorted by start */
 	size_t ncodes;
+	uint64_t slot_ns;		/* width of a time slot; 0: the file has no TIME record */
+	struct profil_file_time *times;	/* in file order; a (sample, slot) pair may repeat */
+	size_t ntimes;
 	uint32_t version;
 	/* The reader's index of maps for profil_file_mapping_find(): their numbers sorted by
 	 * (start, load_epoch), and the largest end among the first i + 1 of that order. */
@@ -222,6 +240,7 @@ struct profil_writer {
 	size_t len;			/* bytes in buf */
 	size_t rec;			/* where the open record's frame starts in buf */
 	uint64_t records;		/* records written, END excluded */
+	uint64_t samples;		/* SAMPLE records written: the index the next one gets */
 	uint8_t buf[PROFIL_WRITER_BUF];
 };
 
@@ -237,8 +256,15 @@ void profil_writer_code(struct profil_writer *w, uint64_t start, uint64_t size, 
     const char *name, size_t len);
 void profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid, uint32_t epoch,
     uint32_t depth, const uint64_t *pcs);
+/*
+ * When the samples' ticks were taken: n entries whose sample fields index the SAMPLE records
+ * written before (w->samples of them), as as many TIME records as they need.  slot_ns is the
+ * same for every call on a file (PROFIL_TIME_MIN_SLOT_NS at least).
+ */
+void profil_writer_time(struct profil_writer *w, uint64_t slot_ns,
+    const struct profil_file_time *t, size_t n);
 /* A whole file read before, records in the reader's order, CODE records before the samples;
- * the caller adds any more records, then finishes. */
+ * TIME records after them; the caller adds any more records, then finishes. */
 void profil_writer_file(struct profil_writer *w, const struct profil_file *f);
 /* Writes the END record and whatever is buffered.  Returns 0 or the first -errno. */
 int profil_writer_finish(struct profil_writer *w);

@@ -80,7 +80,9 @@ grow(void **arr, size_t *n, size_t *cap, size_t sz)
 
 struct parse {
 	struct profil_file *f;
-	size_t cap_maps, cap_threads, cap_samples, cap_codes;
+	size_t cap_maps, cap_threads, cap_samples, cap_codes, cap_times;
+	uint64_t *timed;		/* per sample: the counts of its TIME entries so far */
+	size_t ntimed;
 	char *err;
 	size_t errlen;
 	int nomem;
@@ -269,6 +271,58 @@ parse_sample(struct parse *ps, const uint8_t *p, size_t len, size_t at)
 	return 0;
 }
 
+static int
+parse_time(struct parse *ps, const uint8_t *p, size_t len, size_t at)
+{
+	struct profil_file *f = ps->f;
+	uint64_t slot_ns;
+	uint32_t n, i;
+
+	if (len < 12)
+		return fail(ps->err, ps->errlen, "time record too short at offset %zu", at);
+	slot_ns = get_u64(p);
+	n = get_u32(p + 8);
+	if ((len - 12) / 16 < n)
+		return fail(ps->err, ps->errlen, "time entries overrun the record at offset %zu",
+		    at);
+	if (slot_ns < PROFIL_TIME_MIN_SLOT_NS || (f->slot_ns != 0 && slot_ns != f->slot_ns))
+		return fail(ps->err, ps->errlen, "time slot of %llu ns invalid at offset %zu",
+		    (unsigned long long)slot_ns, at);
+	f->slot_ns = slot_ns;
+	if (ps->ntimed < f->nsamples) {
+		uint64_t *t = realloc(ps->timed, f->nsamples * sizeof(*t));
+
+		if (t == NULL)
+			return -ENOMEM;
+		memset(t + ps->ntimed, 0, (f->nsamples - ps->ntimed) * sizeof(*t));
+		ps->timed = t;
+		ps->ntimed = f->nsamples;
+	}
+	for (i = 0; i < n; i++) {
+		const uint8_t *e = p + 12 + 16 * (size_t)i;
+		struct profil_file_time *t;
+		uint32_t sample = get_u32(e);
+		uint64_t count = get_u64(e + 8);
+
+		if (sample >= f->nsamples)
+			return fail(ps->err, ps->errlen,
+			    "time entry names sample %u of %zu at offset %zu", sample, f->nsamples,
+			    at);
+		/* Counts never exceed their sample's, so every sum over times stays exact. */
+		if (count == 0 || count > f->samples[sample].count - ps->timed[sample])
+			return fail(ps->err, ps->errlen,
+			    "time counts of sample %u exceed its count at offset %zu", sample, at);
+		ps->timed[sample] += count;
+		t = grow((void **)&f->times, &f->ntimes, &ps->cap_times, sizeof(*t));
+		if (t == NULL)
+			return -ENOMEM;
+		t->sample = sample;
+		t->slot = get_u32(e + 4);
+		t->count = count;
+	}
+	return 0;
+}
+
 /*
  * Where the bytes come from: a buffer, or a file read one record at a time.  A file is never
  * read whole before it is checked: a sparse 4 GiB file with a profile's name is refused at its
@@ -400,6 +454,9 @@ parse_all(struct parse *ps, struct source *src)
 		case PROFIL_REC_CODE:
 			r = parse_code(ps, p, plen, off);
 			break;
+		case PROFIL_REC_TIME:
+			r = parse_time(ps, p, plen, off);
+			break;
 		case PROFIL_REC_PROCESSES:
 			if (plen < 8)
 				return fail(ps->err, ps->errlen,
@@ -513,6 +570,7 @@ parse_source(struct source *src, struct profil_file **out, char *err, size_t err
 		return -ENOMEM;
 	}
 	r = parse_all(&ps, src);
+	free(ps.timed);
 	if (r == 0)
 		index_codes(ps.f);
 	if (r == 0 && index_maps(ps.f) != 0) {
@@ -583,6 +641,7 @@ profil_file_free(struct profil_file *f)
 	for (i = 0; i < f->ncodes; i++)
 		free(f->codes[i].name);
 	free(f->codes);
+	free(f->times);
 	free(f->maps);
 	free(f->map_order);
 	free(f->map_maxend);

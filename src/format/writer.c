@@ -114,6 +114,7 @@ profil_writer_init_records(struct profil_writer *w, int fd)
 	w->len = 0;
 	w->rec = 0;
 	w->records = 0;
+	w->samples = 0;
 }
 
 int
@@ -230,6 +231,8 @@ profil_writer_file(struct profil_writer *w, const struct profil_file *f)
 	for (i = 0; i < f->nsamples; i++)
 		profil_writer_sample(w, f->samples[i].count, f->samples[i].tid, f->samples[i].epoch,
 		    f->samples[i].depth, f->samples[i].pcs);
+	if (f->ntimes > 0)
+		profil_writer_time(w, f->slot_ns, f->times, f->ntimes);
 }
 
 void
@@ -250,6 +253,30 @@ profil_writer_sample(struct profil_writer *w, uint64_t count, uint32_t tid, uint
 	for (i = 0; i < depth; i++)
 		put_u64(w, pcs[i]);
 	record_end(w);
+	w->samples++;
+}
+
+/* Entries of a TIME record: as many as fit the buffer with room for the frame. */
+#define TIME_PER_RECORD	((PROFIL_WRITER_BUF - 64) / 16)
+
+void
+profil_writer_time(struct profil_writer *w, uint64_t slot_ns, const struct profil_file_time *t,
+    size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i += k) {
+		k = n - i < TIME_PER_RECORD ? n - i : TIME_PER_RECORD;
+		record_begin(w, PROFIL_REC_TIME, 12 + 16 * k);
+		put_u64(w, slot_ns);
+		put_u32(w, (uint32_t)k);
+		for (size_t j = i; j < i + k; j++) {
+			put_u32(w, t[j].sample);
+			put_u32(w, t[j].slot);
+			put_u64(w, t[j].count);
+		}
+		record_end(w);
+	}
 }
 
 int

@@ -204,7 +204,9 @@ copy_spill(struct profil_writer *w)
 		}
 		off += (uint64_t)n;
 	}
+	/* The spill file holds SAMPLE records only: they count as samples written. */
 	w->records += profil_rec.spill_records;
+	w->samples += profil_rec.spill_records;
 }
 
 /*

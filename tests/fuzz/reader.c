@@ -100,6 +100,21 @@ check(const uint8_t *data, size_t size)
 		for (j = 0; j < s->depth; j++)
 			check_find(f, s->pcs[j], s->epoch);
 	}
+	/* Every time entry names a sample, and no sample has more timed ticks than ticks. */
+	if (f->ntimes > 0) {
+		uint64_t *timed = calloc(f->nsamples, sizeof(*timed));
+
+		if (timed == NULL || f->slot_ns < PROFIL_TIME_MIN_SLOT_NS)
+			abort();
+		for (i = 0; i < f->ntimes; i++) {
+			if (f->times[i].sample >= f->nsamples || f->times[i].count == 0)
+				abort();
+			timed[f->times[i].sample] += f->times[i].count;
+			if (timed[f->times[i].sample] > f->samples[f->times[i].sample].count)
+				abort();
+		}
+		free(timed);
+	}
 	(void)sink;
 	profil_file_free(f);
 }

@@ -26,9 +26,10 @@ size=$(wc -c < seeds/one.profil)
 for n in 16 200 $((size / 2)) $((size - 12)); do
 	head -c "$n" seeds/one.profil > "seeds/prefix-$n.profil"
 done
-# Files the writer would not make: no samples; a mapping and a sample alone.
+# Files the writer would not make: no samples; a mapping and a sample alone, with times.
 python3 "$ROOT/tests/export/synth.py" empty seeds/empty.profil
 python3 "$ROOT/tests/export/synth.py" mapping seeds/mapping.profil /bin/true
+python3 "$ROOT/tests/export/synth.py" timed seeds/timed.profil /bin/true 4
 cp seeds/* "$CORPUS"/
 
 "$B/tests/fuzz/$TARGET" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \

@@ -16,6 +16,89 @@
 #include "format/writer.c"
 
 static struct profil_writer w;
+/* Sample 0 (5 ticks) in slots 0 and 5, sample 1 (2 ticks) in slot 7. */
+static const struct profil_file_time times[] = { { 0, 0, 3 }, { 0, 5, 2 }, { 1, 7, 2 } };
+
+/*
+ * Parses a file of one sample of count ticks and the TIME records given, each of n[i] entries of
+ * t with slot width slot[i]; returns what the reader says, its message in err, and the number
+ * of entries read in *read.
+ */
+static int
+time_file(uint64_t count, const struct profil_file_time *t, const size_t *n,
+    const uint64_t *slot, int records, size_t *read, char *err, size_t errlen)
+{
+	struct profil_file_header h = { .pid = 1, .requested_hz = 1000, .clock = 1 };
+	struct profil_file *f;
+	uint64_t pc = 0x1000;
+	uint8_t *buf;
+	int fd = memfd_create("profil-time", 0), r, i;
+	off_t end;
+
+	h.progname = "p";
+	h.exe = "";
+	profil_writer_init(&w, fd);
+	profil_writer_header(&w, &h);
+	profil_writer_sample(&w, count, 1, 0, 1, &pc);
+	for (i = 0; i < records; i++) {
+		profil_writer_time(&w, slot[i], t, n[i]);
+		t += n[i];
+	}
+	profil_writer_finish(&w);
+	end = lseek(fd, 0, SEEK_END);
+	buf = malloc((size_t)end);
+	pread(fd, buf, (size_t)end, 0);
+	close(fd);
+	r = profil_file_parse(buf, (size_t)end, &f, err, errlen);
+	*read = 0;
+	if (r == 0) {
+		*read = f->ntimes;
+		profil_file_free(f);
+	}
+	free(buf);
+	return r;
+}
+
+/* TIME records the reader must refuse, and a large table split over records. */
+static void
+check_times(void)
+{
+	static struct profil_file_time many[10000];
+	struct profil_file_time bad[2] = { { 0, 1, 3 }, { 0, 2, 3 } };
+	size_t n[2] = { 1, 1 }, i, got;
+	uint64_t slot[2] = { 1000000, 1000000 };
+	char err[256];
+	int r;
+
+	r = time_file(5, bad, n, slot, 2, &got, err, sizeof(err));
+	tap_check(r < 0 && strstr(err, "exceed its count") != NULL,
+	    "time counts beyond their sample's are refused: %s", err);
+	bad[1].count = 2;
+	slot[1] = 2000000;
+	r = time_file(5, bad, n, slot, 2, &got, err, sizeof(err));
+	tap_check(r < 0 && strstr(err, "slot of 2000000 ns") != NULL,
+	    "a slot width that changes is refused: %s", err);
+	slot[0] = 999;
+	r = time_file(5, bad, n, slot, 1, &got, err, sizeof(err));
+	tap_check(r < 0 && strstr(err, "slot of 999 ns") != NULL, "a slot under 1 us is refused: %s",
+	    err);
+	slot[0] = 1000000;
+	bad[0].sample = 1;
+	r = time_file(5, bad, n, slot, 1, &got, err, sizeof(err));
+	tap_check(r < 0 && strstr(err, "names sample 1 of 1") != NULL,
+	    "a time entry of a sample not written before it is refused: %s", err);
+	bad[0].sample = 0;
+	bad[0].count = 0;
+	r = time_file(5, bad, n, slot, 1, &got, err, sizeof(err));
+	tap_check(r < 0, "a zero count is refused: %s", err);
+	/* More entries than one record holds: the writer splits them, the reader joins them. */
+	for (i = 0; i < 10000; i++)
+		many[i] = (struct profil_file_time){ 0, (uint32_t)i, 1 };
+	n[0] = 10000;
+	r = time_file(10000, many, n, slot, 1, &got, err, sizeof(err));
+	tap_check(r == 0 && got == 10000 && w.records == 1 + 1 + 3 + 1 /* END */,
+	    "10000 time entries go out as 3 records and read back (%s)", r ? err : "ok");
+}
 
 /* Writes a small profile into memory (memfd) and returns its bytes. */
 static uint8_t *
@@ -71,6 +154,7 @@ sample_file(size_t *len)
 	profil_writer_code(&w, 0x7e0000000000, 0x4000, PROFIL_CODE_JITDUMP, "Bench.work(int)", 15);
 	profil_writer_sample(&w, 5, 1234, 0, 1, pcs);
 	profil_writer_sample(&w, 2, 1235, 1, 3, pcs);
+	profil_writer_time(&w, 1000000, times, 3);
 	tap_check(profil_writer_finish(&w) == 0, "writer finishes without error");
 	end = lseek(fd, 0, SEEK_END);
 	buf = malloc((size_t)end);
@@ -121,6 +205,9 @@ main(void)
 	tap_check(f->nsamples == 2 && f->samples[0].count == 5 && f->samples[0].depth == 1 &&
 	    f->samples[1].depth == 3 && f->samples[1].pcs[2] == 0x7f0000002000 &&
 	    f->samples[1].epoch == 1, "samples round-trip, leaf first");
+	tap_check(f->slot_ns == 1000000 && f->ntimes == 3 && f->times[1].sample == 0 &&
+	    f->times[1].slot == 5 && f->times[1].count == 2 && f->times[2].sample == 1 &&
+	    f->times[2].slot == 7, "times round-trip, with their slot width");
 	tap_check(profil_file_mapping_find(f, 0x7f0000001000, 1) == &f->maps[1] &&
 	    profil_file_mapping_find(f, 0x7f0000001000, 3) == NULL &&
 	    profil_file_mapping_find(f, 0x555555554123, 7) == &f->maps[0],
@@ -199,6 +286,7 @@ main(void)
 		free(copy);
 	}
 
+	check_times();
 	r = profil_file_parse("hello, world, not a profile", 27, &f, err, sizeof(err));
 	tap_check(r < 0 && strstr(err, "magic") != NULL, "not a profile: %s", err);
 	r = profil_file_read("/nonexistent/x.profil", &f, err, sizeof(err));
