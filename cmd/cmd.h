@@ -84,12 +84,13 @@ struct profil_cmd_outdir;
 
 /*
  * profil_cmd_outside_refused - whether perf events are refused for what o names (-a, -p or a
- * command, subject): 1 after one line naming the sysctl or capability ("perf events refused
- * (...; kernel.perf_event_paranoid=N): <why>", why saying the subcommand records from outside
- * alone), else 0.
+ * command, subject): after one line naming the sysctl or capability ("perf events refused
+ * (...; kernel.perf_event_paranoid=N): <why>", why saying what the subcommand does then), 2
+ * where the caller records from inside instead (inside set, never for -a), else 1; 0 when
+ * they are not refused.
  */
 int profil_cmd_outside_refused(const struct profil_cmd_record_opts *o, const char *subject,
-    const char *why);
+    const char *why, int inside);
 
 /*
  * profil_cmd_record_inside - records the command cmd from inside (the preloaded recorder, for

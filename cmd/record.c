@@ -991,7 +991,7 @@ record_system(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *
 
 int
 profil_cmd_outside_refused(const struct profil_cmd_record_opts *o, const char *subject,
-    const char *why)
+    const char *why, int inside)
 {
 	char what[300], v[32];
 	int rc;
@@ -1008,7 +1008,7 @@ profil_cmd_outside_refused(const struct profil_cmd_record_opts *o, const char *s
 		snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid="
 		    "%s): %s", strerror(-rc), v, why);
 		profil_cmd_error(what, subject);
-		return 1;
+		return inside ? 2 : 1;
 	}
 	return 0;
 }

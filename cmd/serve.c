@@ -274,7 +274,7 @@ profile_start(struct serve *sv, struct MHD_Connection *c, void **con_cls)
 
 	if (seconds == 0)
 		return ret;
-	if (sv->ended || sv->s == NULL)
+	if (sv->ended)
 		return refuse(c, MHD_HTTP_SERVICE_UNAVAILABLE, "the recording has ended");
 	if (sv->nopen == SERVE_WINDOWS)
 		return refuse(c, MHD_HTTP_TOO_MANY_REQUESTS, "%d profiles are being recorded "
@@ -282,7 +282,8 @@ profile_start(struct serve *sv, struct MHD_Connection *c, void **con_cls)
 	rq = calloc(1, sizeof(*rq));
 	if (rq == NULL)
 		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-	profil_outside_snapshot(sv->s);
+	if (sv->s != NULL)
+		profil_outside_snapshot(sv->s);
 	/* Ended images are pruned only when no window open before needs their last counts. */
 	err = profil_window_mark(&rq->w, sv->dir, sv->nopen == 0 && !sv->pw_open);
 	if (err != 0) {
@@ -431,17 +432,18 @@ unix_seconds(void)
 
 /*
  * --push: the push window that ends is built and queued, and the next one marked.  s is the
- * session while it records (its running images are snapshot first), NULL at the end, when the
- * files are final and the last window ends with the recording.
+ * session while it records from outside (its running images are snapshot first; NULL from
+ * inside, where the program rewrites them itself); at the end, the files are final and the
+ * last window ends with the recording.
  */
 static void
-push_tick(struct serve *sv, struct profil_outside *s, uint64_t now)
+push_tick(struct serve *sv, struct profil_outside *s, uint64_t now, int end)
 {
 	int err;
 
 	if (sv->push == NULL)
 		return;
-	if (sv->pw_open ? now >= sv->pw_end_ns || s == NULL : s != NULL) {
+	if (sv->pw_open ? now >= sv->pw_end_ns || end : !end) {
 		if (s != NULL)
 			profil_outside_snapshot(s);
 		if (sv->pw_open) {
@@ -460,7 +462,7 @@ push_tick(struct serve *sv, struct profil_outside *s, uint64_t now)
 				    strerror(-err));
 			push_say(sv, 0);
 		}
-		if (s != NULL && profil_window_mark(&sv->pw, sv->dir, sv->nopen == 0) == 0) {
+		if (!end && profil_window_mark(&sv->pw, sv->dir, sv->nopen == 0) == 0) {
 			sv->pw_open = 1;
 			sv->pw_from = unix_seconds();
 			sv->pw_end_ns = now + sv->window_ns;
@@ -474,7 +476,7 @@ static void
 push_finish(struct serve *sv)
 {
 	sv->s = NULL;
-	push_tick(sv, NULL, profil_outside_monotonic_ns());
+	push_tick(sv, NULL, profil_outside_monotonic_ns(), 1);
 	profil_push_flush(sv->push, PUSH_FLUSH_MS);
 	push_say(sv, 1);
 }
@@ -512,14 +514,15 @@ watch(struct profil_outside *s, int woken, void *arg)
 
 	(void)woken;
 	sv->s = s;
-	push_tick(sv, s, now);
+	push_tick(sv, s, now, 0);
 	if (sv->d == NULL)
 		return 0;
 	http_run(sv);
 	for (i = 0; i < sv->nopen; i++)
 		due |= sv->open[i]->end_ns <= now;
 	if (due) {
-		profil_outside_snapshot(s);
+		if (s != NULL)
+			profil_outside_snapshot(s);
 		for (i = sv->nopen; i-- > 0;)
 			if (sv->open[i]->end_ns <= now)
 				profile_end(sv, i);
@@ -704,7 +707,7 @@ profil_cmd_serve(int argc, char **argv)
 	const char *app = "profil", *push_auth = NULL;
 	unsigned long window = PUSH_WINDOW_DEFAULT;
 	char *end;
-	int c, rc, loopback = 0, epfd = -1;
+	int c, rc, loopback = 0, epfd = -1, refused;
 
 	memset(&sv, 0, sizeof(sv));
 	optind = 1;
@@ -785,8 +788,12 @@ profil_cmd_serve(int argc, char **argv)
 		free(sv.token);
 		return 2;
 	}
-	if (profil_cmd_outside_refused(&o, o.pids != NULL ? o.pids : argv[optind],
-	    "profil serve records from outside")) {
+	/* Where perf events are refused, a command is recorded from inside it (its profiles
+	 * rewritten about once a second: windows to a second or so); -p and -a cannot be. */
+	refused = profil_cmd_outside_refused(&o, o.pids != NULL ? o.pids : argv[optind],
+	    o.pids != NULL || o.all ? "profil serve records -p and -a from outside" :
+	    "recording from inside the program, windows to about a second", !o.all && !o.pids);
+	if (refused == 1) {
 		free(sv.token);
 		profil_push_free(sv.push);
 		return 1;
@@ -829,7 +836,8 @@ profil_cmd_serve(int argc, char **argv)
 		w.fn = watch;
 		w.arg = &sv;
 		o.watch = &w;
-		rc = profil_cmd_record_outside(&o, optind < argc ? argv + optind : NULL, &out);
+		rc = refused == 2 ? profil_cmd_record_inside(&o, argv + optind, &out) :
+		    profil_cmd_record_outside(&o, optind < argc ? argv + optind : NULL, &out);
 		if (sv.d != NULL)
 			http_finish(&sv);
 		if (sv.push != NULL)
