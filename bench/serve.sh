@@ -69,7 +69,9 @@ echo "(gzipped pprof), its samples, and how long after the window's end the answ
 echo "One run; the machine's load average at the end: $load (the answer's delay is mostly"
 echo "the wait for a CPU where that is above the CPUs' count)."
 echo
-echo "| mode | serve's CPU ms a second | CPU ms a window | bytes a window | samples a window | answer after the end, ms |"
+printf '%s\n' "| mode | serve's CPU ms a second | CPU ms a window | bytes a window |" \
+    " samples a window | answer after the end, ms |" | tr -d '\n'
+echo
 echo "|---|---|---|---|---|---|"
 awk -v secs="$SECS" -v n="$N" '{
 	printf "| %s | %.1f | %d | %d | %d | %d |\n", $1 == "g" ? "-g" : "flat",

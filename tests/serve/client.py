@@ -96,7 +96,8 @@ def case_notfound():
 def case_badquery():
     ok = True
     for q in ["seconds=0", "seconds=3601", "seconds=abc", "seconds=-1", "seconds=+1",
-              "seconds=", "seconds", "seconds=1.5", "seconds=1&seconds=2", "seconds=1&seconds=1&seconds=2", "foo=1",
+              "seconds=", "seconds", "seconds=1.5", "seconds=1&seconds=2",
+              "seconds=1&seconds=1&seconds=2", "foo=1",
               "seconds=99999999999999999999999"]:
         s, h, b = get("/debug/pprof/profile?" + q)
         ok &= expect(q, s, 400, b) and len(b) > 10
