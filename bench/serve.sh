@@ -35,7 +35,7 @@ for mode in flat g; do
 	sp=$!
 	port=
 	for i in $(seq 100); do
-		port=$(sed -n 's|^profil: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' serve.err)
+		port=$(sed -n 's|^profil: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' serve.err 2> /dev/null)
 		[ -n "$port" ] && break
 		sleep 0.1
 	done

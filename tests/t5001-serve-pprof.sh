@@ -7,6 +7,7 @@
 # with its status, and leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
+. "$TEST_DIR/serve/lib-serve.sh"
 test_needs golang-go:go curl:curl
 
 if ! "$PROFIL" record -q --clock outside -o probe -- true 2> probe.err; then
@@ -16,17 +17,6 @@ if ! "$PROFIL" record -q --clock outside -o probe -- true 2> probe.err; then
 fi
 mkdir tmp
 export TMPDIR="$TRASH/tmp" HOME="$TRASH" PPROF_TMPDIR="$TRASH/pprof"
-
-# serve_port ERRFILE: the port profil serve said it listens on, once it has said it.
-serve_port() {
-	for i in $(seq 100); do
-		p=$(sed -n 's|^profil: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$1")
-		[ -n "$p" ] && echo "$p" && return 0
-		sleep 0.1
-	done
-	cat "$1" >&2
-	return 1
-}
 
 # flat FILE FUNCTION: the samples `go tool pprof -top -sample_index=samples` gives FUNCTION.
 flat() {
@@ -72,7 +62,7 @@ cpu_ms() {
 
 test_expect_success 'a window holds its own seconds: the CPU time the program took in it' '
 	child=$(pgrep -P $sp) &&
-	for i in $(seq 100); do test "$(cpu_ms $child)" -ge 1500 && break; sleep 0.1; done &&
+	for i in $(seq 300); do test "$(cpu_ms $child)" -ge 1500 && break; sleep 0.1; done &&
 	before=$(cpu_ms $child) &&
 	go tool pprof -top -sample_index=samples \
 		"http://127.0.0.1:$port/debug/pprof/profile?seconds=1" > top1.txt 2> /dev/null &&

@@ -10,6 +10,7 @@
 # tidy the request.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
+. "$TEST_DIR/serve/lib-serve.sh"
 test_needs python3:python3 golang-go:go
 
 test_expect_success 'another address than loopback without --token: refused at start' '
@@ -42,12 +43,7 @@ head -c 24 /dev/urandom | od -An -tx1 | tr -d " \n" > token
 "$PROFIL" serve --http 127.0.0.1:0 --token token -- "$REC/split" 300 "$PLUGIN" \
 	> /dev/null 2> serve.err &
 sp=$!
-port=
-for i in $(seq 100); do
-	port=$(sed -n 's|^profil: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' serve.err)
-	[ -n "$port" ] && break
-	sleep 0.1
-done
+port=$(serve_port serve.err)
 client() {
 	python3 "$TEST_DIR/serve/client.py" "$port" "$(cat token)" "$1"
 }

@@ -5,6 +5,7 @@
 # -a cannot be recorded so, and are refused with one line naming the sysctl.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
+. "$TEST_DIR/serve/lib-serve.sh"
 test_needs golang-go:go curl:curl
 mkdir tmp
 export TMPDIR="$TRASH/tmp" HOME="$TRASH"
@@ -12,12 +13,7 @@ export TMPDIR="$TRASH/tmp" HOME="$TRASH"
 "$REC/noperf" "$PROFIL" serve --http 127.0.0.1:0 -- "$REC/split" 30 "$PLUGIN" \
 	> /dev/null 2> serve.err &
 sp=$!
-port=
-for i in $(seq 100); do
-	port=$(sed -n 's|^profil: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' serve.err)
-	[ -n "$port" ] && break
-	sleep 0.1
-done
+port=$(serve_port serve.err)
 
 test_expect_success 'a command from inside: said; a window of 3 s with the split 50/25/15/10' '
 	cat serve.err && test -n "$port" &&
