@@ -111,8 +111,8 @@ find_library(char *out, size_t cap)
 	return -1;
 }
 
-static int
-parse_hz(const char *s, unsigned long *hz)
+int
+profil_cmd_parse_hz(const char *s, unsigned long *hz)
 {
 	char *end;
 
@@ -1132,7 +1132,7 @@ profil_cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+F:go:xp:aqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			if (parse_hz(optarg, &o.hzv) < 0) {
+			if (profil_cmd_parse_hz(optarg, &o.hzv) < 0) {
 				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
 				return 2;
 			}

@@ -703,7 +703,7 @@ profil_cmd_serve(int argc, char **argv)
 	struct profil_cmd_watch w;
 	struct profil_cmd_outdir out;
 	struct serve sv;
-	const char *tmp = getenv("TMPDIR"), *http = NULL, *token = NULL;
+	const char *http = NULL, *token = NULL;
 	const char *app = "profil", *push_auth = NULL;
 	unsigned long window = PUSH_WINDOW_DEFAULT;
 	char *end;
@@ -720,9 +720,7 @@ profil_cmd_serve(int argc, char **argv)
 			token = optarg;
 			break;
 		case 'F':
-			errno = 0;
-			o.hzv = strtoul(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || o.hzv < 1 || o.hzv > 20000) {
+			if (profil_cmd_parse_hz(optarg, &o.hzv) < 0) {
 				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
 				return 2;
 			}
@@ -798,18 +796,7 @@ profil_cmd_serve(int argc, char **argv)
 		profil_push_free(sv.push);
 		return 1;
 	}
-	snprintf(sv.dir, sizeof(sv.dir), "%s/profil-serve.XXXXXX", tmp != NULL && *tmp != '\0' ?
-	    tmp : "/tmp");
-	if (mkdtemp(sv.dir) == NULL) {
-		profil_cmd_error("cannot make a directory for the recording", strerror(errno));
-		free(sv.token);
-		profil_push_free(sv.push);
-		return 1;
-	}
-	memset(&out, 0, sizeof(out));
-	out.fd = -1;
-	if (profil_cmd_outdir_open(&out, sv.dir, 0) != 0) {
-		rmdir(sv.dir);
+	if (profil_cmd_outdir_private(&out, sv.dir, sizeof(sv.dir), "profil-serve") != 0) {
 		free(sv.token);
 		profil_push_free(sv.push);
 		return 1;

@@ -452,7 +452,6 @@ profil_cmd_top(int argc, char **argv)
 	struct profil_cmd_watch w;
 	struct profil_cmd_outdir out;
 	struct top t;
-	const char *tmp = getenv("TMPDIR");
 	char *end;
 	unsigned long ul;
 	double d;
@@ -464,9 +463,7 @@ profil_cmd_top(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+F:gd:n:p:ah", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			errno = 0;
-			o.hzv = strtoul(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || o.hzv < 1 || o.hzv > 20000) {
+			if (profil_cmd_parse_hz(optarg, &o.hzv) < 0) {
 				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
 				return 2;
 			}
@@ -561,18 +558,8 @@ profil_cmd_top(int argc, char **argv)
 			return 1;
 		inside = 1;
 	}
-	snprintf(t.dir, sizeof(t.dir), "%s/profil-top.XXXXXX", tmp != NULL && *tmp != '\0' ?
-	    tmp : "/tmp");
-	if (mkdtemp(t.dir) == NULL) {
-		profil_cmd_error("cannot make a directory for the recording", strerror(errno));
+	if (profil_cmd_outdir_private(&out, t.dir, sizeof(t.dir), "profil-top") != 0)
 		return 1;
-	}
-	memset(&out, 0, sizeof(out));
-	out.fd = -1;
-	if (profil_cmd_outdir_open(&out, t.dir, 0) != 0) {
-		rmdir(t.dir);
-		return 1;
-	}
 	o.dir = t.dir;
 	t.tty = isatty(STDOUT_FILENO) && !t.once;
 	signal(SIGPIPE, SIG_IGN);
