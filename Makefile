@@ -30,9 +30,11 @@ REC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/cfi/zlib.c,$(wildcard src/re
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
 CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c \
-	src/jit/*.c \
+	src/jit/*.c src/fleet/*.c \
 	src/cfi/*.c) src/sample/walk.c
-CLI_PKGS   := libdw zlib
+# libmicrohttpd: profil serve's HTTP server (requests parsed by a maintained library).
+# libcurl: profil serve --push, the Pyroscope push client (src/fleet/push.c).
+CLI_PKGS   := libdw zlib libmicrohttpd libcurl
 PKG_CONFIG ?= pkg-config
 CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS) 2>/dev/null)
 # binutils' libiberty demangles C++ and Rust names, as c++filt does; it has no pkg-config file and
@@ -158,6 +160,12 @@ $(B)/tests/report/%: tests/report/%.c tests/tap.h $(wildcard tests/report/*.h) $
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_OBJ) -L$(B)/tests/report \
 		-Wl,-rpath,$(abspath $(B))/tests/report -lshared -ldl $(CLI_LIBS)
+
+# The push client's driver (tests/fleet): the command's objects but cmd/, as the report tests.
+FLEET_TEST_BIN := $(B)/tests/fleet/pushdrive
+$(B)/tests/fleet/%: tests/fleet/%.c src/fleet/push.h $(CLI_LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_OBJ) $(CLI_LIBS)
 
 $(B)/bench/%: bench/progs/%.c $(B)/libprofil.so
 	@mkdir -p $(@D)
@@ -294,7 +302,7 @@ demo: deps
 	$(B)/profil report -n 6 $(B)/demo.profil.out
 
 tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN) $(RECORD_TEST_LIB) $(RECORD_TEST_BIN) $(PG_BIN) \
-	$(FUZZ_BIN)
+	$(FUZZ_BIN) $(FLEET_TEST_BIN)
 
 # The test scripts cd into a scratch directory: they need B as an absolute path.
 check: deps

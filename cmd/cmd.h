@@ -23,6 +23,10 @@ int profil_cmd_record(int argc, char **argv);
 int profil_cmd_dump(int argc, char **argv);
 int profil_cmd_export(int argc, char **argv);
 int profil_cmd_top(int argc, char **argv);
+int profil_cmd_serve(int argc, char **argv);
+
+/* -F HZ of record, top and serve: 0 for 1 to 20000, else -1. */
+int profil_cmd_parse_hz(const char *s, unsigned long *hz);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
@@ -80,6 +84,16 @@ struct profil_cmd_record_opts {
 };
 
 struct profil_cmd_outdir;
+
+/*
+ * profil_cmd_outside_refused - whether perf events are refused for what o names (-a, -p or a
+ * command, subject): after one line naming the sysctl or capability ("perf events refused
+ * (...; kernel.perf_event_paranoid=N): <why>", why saying what the subcommand does then), 2
+ * where the caller records from inside instead (inside set, never for -a), else 1; 0 when
+ * they are not refused.
+ */
+int profil_cmd_outside_refused(const struct profil_cmd_record_opts *o, const char *subject,
+    const char *why, int inside);
 
 /*
  * profil_cmd_record_inside - records the command cmd from inside (the preloaded recorder, for
