@@ -23,6 +23,7 @@ int profil_cmd_record(int argc, char **argv);
 int profil_cmd_dump(int argc, char **argv);
 int profil_cmd_export(int argc, char **argv);
 int profil_cmd_top(int argc, char **argv);
+int profil_cmd_view(int argc, char **argv);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
@@ -38,6 +39,18 @@ struct profil_report;
  * first file that cannot be read, after one message naming it.  Returns 0, or 1 (exit status).
  */
 int profil_cmd_load(struct profil_report *r, int npaths, char **paths);
+
+/*
+ * profil_cmd_load_base - the profiles at path (a file or directory) in a session of their own,
+ * for --diff BASE, demangled or not as the session compared with it; NULL after a message.
+ */
+struct profil_report *profil_cmd_load_base(const char *path, int demangle);
+
+/*
+ * profil_cmd_html - writes the viewer page of r (compared with base, or NULL) to out, titled
+ * after the program with the most samples.  Returns 0, or 1 after a message naming out.
+ */
+int profil_cmd_html(struct profil_report *r, struct profil_report *base, const char *out);
 
 /*
  * Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF)

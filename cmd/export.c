@@ -28,6 +28,7 @@ static const struct export_format {
 	{ "pprof", "profil.pb.gz", "gzip-compressed profile.proto for go tool pprof" },
 	{ "folded", "-", "folded stacks for flamegraph.pl and speedscope" },
 	{ "svg", "profil.svg", "an interactive flame graph" },
+	{ "html", "profil.html", "the interactive viewer, one self-contained page" },
 	{ NULL, NULL, NULL },
 };
 
@@ -36,13 +37,15 @@ usage(FILE *f)
 {
 	const struct export_format *x;
 
-	fprintf(f, "usage: profil export --format=FMT [-o OUT] [--no-demangle] [PATH...]\n"
+	fprintf(f, "usage: profil export --format=FMT [-o OUT] [--diff BASE] [--no-demangle] "
+	    "[PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default "
 	    PROFIL_CMD_DEFAULT_DIR ")\n"
 	    "  -f, --format FMT  one of:\n");
 	for (x = formats; x->name != NULL; x++)
 		fprintf(f, "      %-8s %s (default -o %s)\n", x->name, x->what, x->default_out);
 	fprintf(f, "  -o, --output OUT  where to write; - is standard output\n"
+	    "  --diff BASE       html: colour each frame by its change from BASE\n"
 	    "  --no-demangle     C++ and Rust names as the symbol tables spell them\n");
 	return f == stdout ? 0 : 2;
 }
@@ -82,7 +85,8 @@ svg_title(struct profil_report *r, char *buf, size_t len)
 
 /* gmon: a directory of files; the others: one file. */
 static int
-run_export(struct profil_report *r, const struct export_format *x, const char *out)
+run_export(struct profil_report *r, struct profil_report *base, const struct export_format *x,
+    const char *out)
 {
 	struct profil_output o;
 	char title[512];
@@ -107,6 +111,8 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 		}
 		return 0;
 	}
+	if (strcmp(x->name, "html") == 0)
+		return profil_cmd_html(r, base, out);
 	if (strcmp(x->name, "svg") == 0 && profil_report_total(r) == 0) {
 		profil_cmd_error("no samples to draw", out);
 		return 1;
@@ -144,12 +150,13 @@ profil_cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "diff", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct export_format *x = NULL;
-	const char *out = NULL;
-	struct profil_report *r;
+	const char *out = NULL, *diff = NULL;
+	struct profil_report *r, *base = NULL;
 	int c, rc, demangle = 1;
 
 	opterr = 0;
@@ -174,6 +181,9 @@ profil_cmd_export(int argc, char **argv)
 		case 'M':
 			demangle = 0;
 			break;
+		case 'd':
+			diff = optarg;
+			break;
 		case 'h':
 			return usage(stdout);
 		case ':':
@@ -190,6 +200,10 @@ profil_cmd_export(int argc, char **argv)
 	}
 	if (out == NULL)
 		out = x->default_out;
+	if (diff != NULL && strcmp(x->name, "html") != 0) {
+		profil_cmd_error("--diff is for --format=html, not", x->name);
+		return usage(stderr);
+	}
 	if (strcmp(x->name, "gmon") == 0 && strcmp(out, "-") == 0) {
 		profil_cmd_error("gmon writes one file per object into a directory, not", out);
 		return usage(stderr);
@@ -201,10 +215,13 @@ profil_cmd_export(int argc, char **argv)
 	}
 	profil_symbolizer_set_demangle(profil_report_symbolizer(r), demangle);
 	rc = profil_cmd_load(r, argc - optind, argv + optind);
+	if (rc == 0 && diff != NULL && (base = profil_cmd_load_base(diff, demangle)) == NULL)
+		rc = 1;
 	if (rc == 0) {
 		profil_cmd_warn_modules(r, 0);
-		rc = run_export(r, x, out);
+		rc = run_export(r, base, x, out);
 	}
+	profil_report_free(base);
 	profil_report_free(r);
 	return rc;
 }

@@ -184,3 +184,23 @@ profil_cmd_warn_modules(const struct profil_report *r, int each)
 		fprintf(stderr, " (--lines names each)\n");
 	}
 }
+
+struct profil_report *
+profil_cmd_load_base(const char *path, int demangle)
+{
+	struct profil_report *base = profil_report_new();
+	char *paths[1];
+
+	if (base == NULL) {
+		profil_cmd_error("out of memory", NULL);
+		return NULL;
+	}
+	profil_symbolizer_set_demangle(profil_report_symbolizer(base), demangle);
+	paths[0] = (char *)(uintptr_t)path;
+	if (profil_cmd_load(base, 1, paths) != 0) {
+		profil_report_free(base);
+		return NULL;
+	}
+	profil_cmd_warn_modules(base, 0);
+	return base;
+}

@@ -12,6 +12,7 @@ const struct profil_cmd profil_cmds[] = {
 	{ "dump", profil_cmd_dump, "print every field of profile files as text" },
 	{ "export", profil_cmd_export, "write profiles for gprof, pprof, flame graphs" },
 	{ "top", profil_cmd_top, "the hottest functions of running programs, live" },
+	{ "view", profil_cmd_view, "open recorded profiles in the browser's viewer" },
 	{ NULL, NULL, NULL },
 };
 
