@@ -640,15 +640,15 @@
 		add(tbl, add(el('thead'), tr));
 		var body = el('tbody');
 		tbl.appendChild(body);
-		/* Open the hot path: the heaviest child while it holds most of its parent. */
-		for (var n = root; t.kids[n].length > 0; ) {
+		/* Open the hot path: the heaviest child, and on while it holds most of its parent. */
+		open.add(root);
+		for (var n = t.kids[root][0]; n !== undefined && t.kids[n].length > 0; ) {
 			open.add(n);
 			var c = t.kids[n][0];
 			if (t.total[c] * 2 < t.total[n])
 				break;
 			n = c;
 		}
-		open.add(root);
 		function draw() {
 			body.textContent = '';
 			var todo = t.kids[root].slice().reverse().map(function (c) { return [c, 0]; });
@@ -935,8 +935,12 @@
 			var s = tStack[k], b = byThread.get(sThread[s]);
 			if (b === undefined)
 				continue;
-			var px = Math.min(b.cpu.length - 1, Math.floor(tStart[k] / tEnd * b.cpu.length));
-			(sWait[s] ? b.wait : b.cpu)[px] += tCount[k];
+			/* A slot's ticks spread over the pixels it covers, as a rate. */
+			var W2 = b.cpu.length, sw = procs[threads[sThread[s]].proc].slot;
+			var x0 = tStart[k] / tEnd * W2, x1 = Math.max(x0 + 1e-9, (tStart[k] + sw) / tEnd * W2);
+			var into = sWait[s] ? b.wait : b.cpu, rate = tCount[k] / (x1 - x0);
+			for (var px = Math.floor(x0); px < Math.min(W2, Math.ceil(x1)); px++)
+				into[px] += rate * (Math.min(px + 1, x1) - Math.max(px, x0));
 		}
 		byThread.forEach(function (b) {
 			var g2 = b.tr.cv.getContext('2d'), max = 0, p;
