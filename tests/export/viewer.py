@@ -224,7 +224,7 @@ def diff_checks(html, diff, shots):
     br = open_viewer(html)
     try:
         shot(br, os.path.join(shots, "viewer-diff.png"))
-        got = {r[0]: r[6] for r in table(br, "hot")}
+        got = {r[0]: r[1] for r in table(br, "hot")}
         sig = [r["function"] for r in rows if r["beyond_noise"]]
         calm = [r["function"] for r in rows if not r["beyond_noise"]]
         ok = len(sig) > 0 and len(calm) > 0

@@ -373,9 +373,9 @@
 		var tbl = el('table', { id: 'hot' });
 		var cap = el('caption', { style: 'text-align:left' });
 		add(tbl, cap);
-		var head = ['Function', 'Self', '95%', 'Total', '95%', 'Samples', 'Module'];
-		if (diffBy !== null)
-			head.splice(6, 0, 'Change');
+		/* With a base, the change comes next to the name, in place of the samples. */
+		var head = diffBy === null ? ['Function', 'Self', '95%', 'Total', '95%', 'Samples',
+			'Module'] : ['Function', 'Change', 'Self', '95%', 'Total', '95%', 'Module'];
 		var tr = el('tr');
 		head.forEach(function (h, k) {
 			tr.appendChild(el('th', { class: k === 0 ? 'name' : '', scope: 'col' }, h));
@@ -391,11 +391,7 @@
 			var r = el('tr', { 'data-fn': String(f.name) });
 			if (f.name === state.selected)
 				r.className = 'sel';
-			add(r, el('td', { class: 'name' }, S[f.name]), el('td', null, share(f.self, total)),
-				el('td', { class: 'ci' }, interval(f.self, total)),
-				el('td', null, share(f.total, total)),
-				el('td', { class: 'ci' }, interval(f.total, total)),
-				el('td', null, String(f.self)));
+			r.appendChild(el('td', { class: 'name' }, S[f.name]));
 			if (diffBy !== null) {
 				var d = diffOf(f.name), c = el('td');
 				if (d !== null) {
@@ -406,6 +402,12 @@
 				}
 				r.appendChild(c);
 			}
+			add(r, el('td', null, share(f.self, total)),
+				el('td', { class: 'ci' }, interval(f.self, total)),
+				el('td', null, share(f.total, total)),
+				el('td', { class: 'ci' }, interval(f.total, total)));
+			if (diffBy === null)
+				r.appendChild(el('td', null, String(f.self)));
 			r.appendChild(el('td', { class: 'mod' }, str(f.mod)));
 			r.addEventListener('click', function () { select(f.name); });
 			body.appendChild(r);
