@@ -213,8 +213,8 @@ profil_cmd_view(int argc, char **argv)
 	}
 	if (rc == 0) {
 		if (!open_browser(file))
-			fprintf(stderr, "profil: no browser ($BROWSER or xdg-open) opened the page; "
-			    "open it yourself\n");
+			fprintf(stderr, "profil: no browser ($BROWSER or xdg-open) opened "
+			    "the page; open it yourself\n");
 		printf("%s\n", file);
 	}
 	profil_report_free(base);

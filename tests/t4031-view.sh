@@ -17,7 +17,8 @@ chmod +x bin/browse
 test_expect_success 'view: opens the page with $BROWSER and prints its path' '
 	TMPDIR=$TRASH/tmp BROWSER="$TRASH/bin/browse" "$P" view now.profil > out 2> err &&
 	cat out err && test ! -s err && test "$(cat opened)" = "$(cat out)" &&
-	page=$(cat out) && case $page in "$TRASH"/tmp/profil-view.*/profile.html) ;; *) false ;; esac &&
+	page=$(cat out) &&
+	case $page in "$TRASH"/tmp/profil-view.*/profile.html) ;; *) false ;; esac &&
 	head -c 15 "$page" | grep -q "^<!DOCTYPE html>" &&
 	grep -q "id=\"profil-data\"" "$page"
 '

@@ -194,7 +194,7 @@ print_processes(struct html *h, uint64_t start)
 		fprintf(h->out, "%s[%" PRIu32 ",%ld,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
 		    i > 0 ? "," : "", f->hdr.pid, str_id(h, f->hdr.progname),
 		    f->hdr.start_ns - start,
-		    f->hdr.end_ns > f->hdr.start_ns ? f->hdr.end_ns - start : f->hdr.start_ns - start,
+		    (f->hdr.end_ns > f->hdr.start_ns ? f->hdr.end_ns : f->hdr.start_ns) - start,
 		    f->slot_ns);
 	}
 	fputs("],\n\"threads\":[", h->out);
@@ -256,7 +256,8 @@ print_lines(struct html *h)
 			continue;
 		fprintf(h->out, "%s%ld,%ld,%d,%" PRIu64, first ? "" : ",",
 		    str_id(h, profil_line_row_function(row)),
-		    str_id(h, profil_line_row_path(row, path, sizeof(path))), row->line, row->count);
+		    str_id(h, profil_line_row_path(row, path, sizeof(path))), row->line,
+		    row->count);
 		first = 0;
 	}
 	fputs("]", h->out);
