@@ -187,6 +187,34 @@ def main_checks(html, report, shots):
               "selecting the second half: phase_b and hash_step 42.9%% of 700 samples (%s)"
               % {k: v[0] for k, v in b.items()})
         click_el(br, "#clear")
+        # Waiting apart: the worker's track paints its waits (phase A) blue-violet, its CPU
+        # time orange; the main thread never waits.
+        colours = br.eval("""(function () {
+            var out = {};
+            document.querySelectorAll('#timeline .track canvas').forEach(function (cv) {
+                var g = cv.getContext('2d'), w = cv.width, say = [];
+                [0.25, 0.75].forEach(function (at) {
+                    var d = g.getImageData(Math.floor(w * at), 0, 1, cv.height).data, c = {};
+                    for (var i = 0; i < d.length; i += 4)
+                        if (d[i + 3] > 0) c[d[i] + ',' + d[i + 1] + ',' + d[i + 2]] = 1;
+                    say.push(Object.keys(c).sort());
+                });
+                out[cv.parentNode.textContent.split(' ')[0]] = say;
+            });
+            return out; })()""")
+        wait, cpu = "110,110,235", "230,120,40"
+        wk, mn = colours.get("worker", [[], []]), colours.get("main", [[], []])
+        check(wait in wk[0] and wait not in wk[1] and cpu in wk[0] and cpu in wk[1] and
+              wait not in mn[0] + mn[1] and cpu in mn[0] and cpu in mn[1],
+              "the tracks tell waiting (blue-violet) from CPU time (orange): %s" % colours)
+
+        # Source lines of a function, from its binary's line table.
+        click_row(br, "hot", "phase_a")
+        click_el(br, "#do-lines")
+        lines = table(br, "lines")
+        check(len(lines) >= 1 and lines[0][0].split("/")[-1].startswith("mkphases.c:") and
+              sum(int(r[1]) for r in lines) == 600,
+              "the source lines of phase_a: %s" % lines)
 
         # A thread's track: its samples alone.
         click_el(br, ".track[data-thread] .label:not(:empty)")
