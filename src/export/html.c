@@ -211,29 +211,73 @@ print_processes(struct html *h, uint64_t start)
 	fputs("]", h->out);
 }
 
-/* When the ticks were taken: "stack, slot, count" of every TIME entry (slots of the stack's
- * file). */
-static void
+static int
+time_cmp(const void *a, const void *b)
+{
+	const struct profil_file_time *x = a, *y = b;
+
+	if (x->sample != y->sample)
+		return x->sample < y->sample ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/*
+ * When the ticks were taken, by stack: "stack, n" then n entries in slot order (slots of the
+ * stack's file), each "slot - the previous slot (0 first), count", or, for a count of 1 (most
+ * of them), the one number -(difference) - 1.  A minute of a million ticks is 6 MB so, not 13.
+ */
+static int
 print_times(struct html *h)
 {
-	size_t i, k, n = profil_report_nfiles(h->r), first = 1;
+	size_t i, k, n = profil_report_nfiles(h->r), nt = 0, first = 1, group;
+	struct profil_file_time *t;
 
-	fputs(",\n\"times\":[", h->out);
+	for (i = 0; i < n; i++)
+		nt += profil_report_file(h->r, i, NULL)->ntimes;
+	t = malloc((nt + 1) * sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	nt = 0;
 	for (i = 0; i < n; i++) {
 		const struct profil_file *f = profil_report_file(h->r, i, NULL);
 
 		for (k = 0; k < f->ntimes; k++) {
-			const struct profil_file_time *t = &f->times[k];
-			uint32_t s = h->stack_of[i][t->sample];
+			uint32_t s = h->stack_of[i][f->times[k].sample];
 
 			if (s == UINT32_MAX)
 				continue;
-			fprintf(h->out, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64, first ? "" : ",", s,
-			    t->slot, t->count);
-			first = 0;
+			t[nt] = f->times[k];
+			t[nt++].sample = s;
+		}
+	}
+	/* Grouped by stack and in slot order; a (stack, slot) pair seen twice is added. */
+	qsort(t, nt, sizeof(*t), time_cmp);
+	for (i = 0, k = 0; i < nt; i++) {
+		if (k > 0 && t[k - 1].sample == t[i].sample && t[k - 1].slot == t[i].slot)
+			t[k - 1].count = profil_count_add(t[k - 1].count, t[i].count);
+		else
+			t[k++] = t[i];
+	}
+	nt = k;
+	fputs(",\n\"times\":[", h->out);
+	for (i = 0; i < nt; i = group) {
+		uint32_t prev = 0;
+
+		for (group = i; group < nt && t[group].sample == t[i].sample; group++)
+			;
+		fprintf(h->out, "%s%" PRIu32 ",%zu", first ? "" : ",", t[i].sample, group - i);
+		first = 0;
+		for (k = i; k < group; k++) {
+			if (t[k].count == 1)
+				fprintf(h->out, ",-%" PRIu32, t[k].slot - prev + 1);
+			else
+				fprintf(h->out, ",%" PRIu32 ",%" PRIu64, t[k].slot - prev, t[k].count);
+			prev = t[k].slot;
 		}
 	}
 	fputs("]", h->out);
+	free(t);
+	return 0;
 }
 
 /* The hottest source lines: "function, file, line, ticks". */
@@ -360,8 +404,9 @@ print_data(struct html *h, struct profil_report *base, const char *title)
 	if (err != 0)
 		return err;
 	print_processes(h, start);
-	print_times(h);
-	err = print_lines(h);
+	err = print_times(h);
+	if (err == 0)
+		err = print_lines(h);
 	if (err == 0)
 		err = print_diff(h, base);
 	if (err == 0 && h->err == 0)

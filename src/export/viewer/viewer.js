@@ -60,17 +60,31 @@ var threads = [];
 for (i = 0; i < D.threads.length; i += 3)
 	threads.push({ proc: D.threads[i], tid: D.threads[i + 1],
 		name: D.threads[i + 2] >= 0 ? S[D.threads[i + 2]] : '' });
-/* When ticks were taken: stack, start and end (ms from the first start), count. */
-var NT = D.times.length / 3;
+/*
+ * When ticks were taken: stack, start (ms from the first start), count.  The data holds them
+ * by stack: "stack, n", then n entries of "slot step, count", or -(step) - 1 for one tick.
+ */
+var T = D.times, NT = 0, at, k2;
+for (at = 0; at < T.length; ) {
+	var n2 = T[at + 1];
+	NT += n2;
+	for (at += 2, k2 = 0; k2 < n2; k2++)
+		at += T[at] < 0 ? 1 : 2;
+}
 var tStack = new Int32Array(NT), tStart = new Float64Array(NT), tCount = new Float64Array(NT);
 var tEnd = 0;
-for (i = 0; i < NT; i++) {
-	var st = D.times[3 * i], pr = procs[threads[sThread[st]].proc];
-	tStack[i] = st;
-	tStart[i] = pr.start + D.times[3 * i + 1] * pr.slot;
-	tCount[i] = D.times[3 * i + 2];
-	if (tStart[i] + pr.slot > tEnd)
-		tEnd = tStart[i] + pr.slot;
+for (var e2 = 0, at = 0; at < T.length; ) {
+	var st = T[at], nst = T[at + 1], pr = procs[threads[sThread[st]].proc], slot = 0;
+	at += 2;
+	for (k2 = 0; k2 < nst; k2++, e2++) {
+		var v = T[at++];
+		slot += v < 0 ? -v - 1 : v;
+		tStack[e2] = st;
+		tStart[e2] = pr.start + slot * pr.slot;
+		tCount[e2] = v < 0 ? 1 : T[at++];
+		if (tStart[e2] + pr.slot > tEnd)
+			tEnd = tStart[e2] + pr.slot;
+	}
 }
 procs.forEach(function (p) { if (p.end > tEnd && NT > 0) tEnd = p.end; });
 
@@ -348,6 +362,17 @@ function el(tag, attrs, text) {
 		e.textContent = text;
 	return e;
 }
+/* fn on a click, and on Enter or Space when focused: tables read without a mouse too. */
+function clickable(e, fn) {
+	e.setAttribute('tabindex', '0');
+	e.addEventListener('click', fn);
+	e.addEventListener('keydown', function (ev) {
+		if (ev.key === 'Enter' || ev.key === ' ') {
+			ev.preventDefault();
+			fn(ev);
+		}
+	});
+}
 function add(parent) {
 	for (var k = 1; k < arguments.length; k++)
 		parent.appendChild(arguments[k]);
@@ -447,7 +472,7 @@ function hotTable() {
 		if (diffBy === null)
 			r.appendChild(el('td', null, String(f.self)));
 		r.appendChild(el('td', { class: 'mod' }, str(f.mod)));
-		r.addEventListener('click', function () { select(f.name); });
+		clickable(r, function () { select(f.name); });
 		body.appendChild(r);
 	});
 	tbl.appendChild(body);
@@ -502,9 +527,7 @@ function threadTable() {
 			el('td', { class: 'ci' }, interval(byThread[j], total)));
 		if (D.wall)
 			row.appendChild(el('td', null, share(waitT[j], byThread[j])));
-		row.addEventListener('click', function (ev) {
-			pickThread(j, ev.ctrlKey || ev.metaKey);
-		});
+		clickable(row, function (ev) { pickThreads([j], ev.ctrlKey || ev.metaKey); });
 		body.appendChild(row);
 	});
 	tbl.appendChild(body);
@@ -717,7 +740,7 @@ function treeTable(t, root, id, what) {
 				el('td', null, String(t.total[m])),
 				el('td', { class: 'mod' }, str(t.mod[m])));
 			(function (node) {
-				row.addEventListener('click', function () {
+				clickable(row, function () {
 					if (open.has(node))
 						open.delete(node);
 					else
@@ -803,10 +826,10 @@ function sandwichPanel() {
 	}
 	var box = el('div', { class: 'sandwich', id: 'sandwich' });
 	add(box, el('h2', null, 'Callers of ' + S[f]),
-		flame(sw.callers, 0, 0, false, 'Callers of ' + S[f]),
+		flame(sw.callers, 1, 1, false, 'Callers of ' + S[f]),
 		treeTable(sw.callers, 1, 'callers', 'Callers of ' + S[f]),
 		el('h2', null, 'Callees of ' + S[f]),
-		flame(sw.callees, 0, 0, true, 'Callees of ' + S[f]),
+		flame(sw.callees, 1, 1, true, 'Callees of ' + S[f]),
 		treeTable(sw.callees, 1, 'callees', 'Callees of ' + S[f]));
 	panel.appendChild(box);
 }
@@ -925,7 +948,6 @@ function select(f) {
 
 /* ---- The timeline. ---- */
 
-var LABEL_W = 220;
 var trackEls = [];
 var selEl = el('div', { id: 'sel' });
 
@@ -938,26 +960,38 @@ function buildTimeline() {
 		return;
 	}
 	var axis = el('div', { class: 'axis' });
-	add(axis, el('span', { class: 'label' }, 'Time (' + fmtMs(tEnd) + ')'),
-		el('canvas', { id: 'axis' }));
+	var key = el('span', { class: 'label' }, 'Time (' + fmtMs(tEnd) + '): ');
+	add(key, el('span', { class: 'cpu' }, 'on a CPU'));
+	if (D.wall)
+		add(key, document.createTextNode(', '), el('span', { class: 'waiting' }, 'waiting'));
+	add(axis, key, el('canvas', { id: 'axis' }));
 	timeline.appendChild(axis);
 	var order = threads.map(function (t, j) { return j; });
 	order.sort(function (a, b) {
 		return threads[a].proc - threads[b].proc || threads[a].tid - threads[b].tid;
 	});
-	order.forEach(function (j) {
-		var tr = el('div', { class: 'track', 'data-thread': String(j) });
-		var lab = el('span', { class: 'label', title: threadLabel(threads[j]) },
-			threadLabel(threads[j]));
-		var cv = el('canvas', { 'data-thread': String(j), role: 'img', 'aria-label':
-			'When ' + threadLabel(threads[j]) + ' ran' +
+	/* A track per process of more than one thread (all of them), then one per thread. */
+	function track(list, text, cls) {
+		var tr = el('div', { class: 'track' + cls });
+		if (list.length === 1)
+			tr.setAttribute('data-thread', String(list[0]));
+		var lab = el('span', { class: 'label', title: text, role: 'button' }, text);
+		var cv = el('canvas', { role: 'img', 'aria-label': 'When ' + text + ' ran' +
 			(D.wall ? ' and waited' : '') });
 		add(tr, lab, cv);
-		lab.addEventListener('click', function (ev) {
-			pickThread(j, ev.ctrlKey || ev.metaKey);
-		});
+		clickable(lab, function (ev) { pickThreads(list, ev.ctrlKey || ev.metaKey); });
 		timeline.appendChild(tr);
-		trackEls.push({ el: tr, cv: cv, thread: j });
+		trackEls.push({ el: tr, cv: cv, threads: list });
+	}
+	order.forEach(function (j, k) {
+		var p = threads[j].proc;
+		if (k === 0 || threads[order[k - 1]].proc !== p) {
+			var mine = order.filter(function (i) { return threads[i].proc === p; });
+			if (mine.length > 1)
+				track(mine, procs[p].prog + ' [' + procs[p].pid + '], ' + mine.length +
+					' threads', ' proc');
+		}
+		track([j], threadLabel(threads[j]), '');
 	});
 	timeline.appendChild(selEl);
 	drawTimeline();
@@ -980,18 +1014,20 @@ function drawTimeline() {
 		g.fillText(fmtMs(t), x + 2, 6);
 	}
 	/* Per track, the ticks per pixel: on a CPU warm, waiting blue-violet. */
-	var byThread = new Map();
+	var byThread = new Map(), bins = [];
 	trackEls.forEach(function (tr) {
-		var w = tr.cv.clientWidth;
+		var w = tr.cv.clientWidth, b = { tr: tr, cpu: new Float64Array(w),
+			wait: new Float64Array(w) };
 		tr.cv.width = w;
 		tr.cv.height = 21;
-		byThread.set(tr.thread, { tr: tr, cpu: new Float64Array(w),
-			wait: new Float64Array(w) });
+		bins.push(b);
+		tr.threads.forEach(function (j) {
+			if (!byThread.has(j))
+				byThread.set(j, []);
+			byThread.get(j).push(b);
+		});
 	});
-	for (var k = 0; k < NT; k++) {
-		var s = tStack[k], b = byThread.get(sThread[s]);
-		if (b === undefined)
-			continue;
+	function spread(b, k, s) {
 		/* A slot's ticks spread over the pixels it covers, as a rate. */
 		var W2 = b.cpu.length, sw = procs[threads[sThread[s]].proc].slot;
 		var x0 = tStart[k] / tEnd * W2;
@@ -1000,7 +1036,12 @@ function drawTimeline() {
 		for (var px = Math.floor(x0); px < Math.min(W2, Math.ceil(x1)); px++)
 			into[px] += rate * (Math.min(px + 1, x1) - Math.max(px, x0));
 	}
-	byThread.forEach(function (b) {
+	for (var k = 0; k < NT; k++) {
+		var s = tStack[k], bs = byThread.get(sThread[s]);
+		for (var i = 0; bs !== undefined && i < bs.length; i++)
+			spread(bs[i], k, s);
+	}
+	bins.forEach(function (b) {
 		var g2 = b.tr.cv.getContext('2d'), max = 0, p;
 		for (p = 0; p < b.cpu.length; p++)
 			max = Math.max(max, b.cpu[p] + b.wait[p]);
@@ -1070,16 +1111,20 @@ function dragStart(ev) {
 	document.addEventListener('mouseup', up);
 }
 
-function pickThread(j, addIt) {
-	if (state.threads === null || !addIt) {
-		state.threads = state.threads !== null && state.threads.size === 1 &&
-			state.threads.has(j) ? null : new Set([j]);
-	} else if (state.threads.has(j)) {
-		state.threads.delete(j);
-		if (state.threads.size === 0)
+/* Selects the threads of list (a thread's or a process's track); with addIt, adds them to the
+ * selection or, when all are in it, takes them out.  Picking the selection again clears it. */
+function pickThreads(list, addIt) {
+	var sel = state.threads, all = sel !== null && list.every(function (j) {
+		return sel.has(j);
+	});
+	if (sel === null || !addIt) {
+		state.threads = all && sel.size === list.length ? null : new Set(list);
+	} else if (all) {
+		list.forEach(function (j) { sel.delete(j); });
+		if (sel.size === 0)
 			state.threads = null;
 	} else {
-		state.threads.add(j);
+		list.forEach(function (j) { sel.add(j); });
 	}
 	state.zoom = 0;
 	update();
@@ -1102,8 +1147,10 @@ function sayFilter() {
 	filterSay.textContent = parts.length ? 'Showing ' + parts.join('; ') : '';
 	clearBtn.style.display = parts.length ? '' : 'none';
 	trackEls.forEach(function (tr) {
-		var on = state.threads !== null && state.threads.has(tr.thread);
-		tr.el.className = 'track' + (on ? ' on' : '');
+		var sel = state.threads, on = sel !== null && tr.threads.every(function (j) {
+			return sel.has(j);
+		});
+		tr.el.className = 'track' + (tr.threads.length > 1 ? ' proc' : '') + (on ? ' on' : '');
 	});
 }
 
