@@ -47,6 +47,14 @@ int profil_cmd_load(struct profil_report *r, int npaths, char **paths);
 struct profil_report *profil_cmd_load_base(const char *path, int demangle);
 
 /*
+ * profil_cmd_sessions - the session *r of the profiles at paths (as profil_cmd_load reads
+ * them; their modules warned about), demangled or not, and with diff (else NULL) the base
+ * *base of --diff.  Returns 0, or 1 after a message; free both sessions either way.
+ */
+int profil_cmd_sessions(int npaths, char **paths, int demangle, const char *diff,
+    struct profil_report **r, struct profil_report **base);
+
+/*
  * profil_cmd_html - writes the viewer page of r (compared with base, or NULL) to out, titled
  * after the program with the most samples.  Returns 0, or 1 after a message naming out.
  */

@@ -156,7 +156,7 @@ profil_cmd_export(int argc, char **argv)
 	};
 	const struct export_format *x = NULL;
 	const char *out = NULL, *diff = NULL;
-	struct profil_report *r, *base = NULL;
+	struct profil_report *r, *base;
 	int c, rc, demangle = 1;
 
 	opterr = 0;
@@ -208,19 +208,9 @@ profil_cmd_export(int argc, char **argv)
 		profil_cmd_error("gmon writes one file per object into a directory, not", out);
 		return usage(stderr);
 	}
-	r = profil_report_new();
-	if (r == NULL) {
-		profil_cmd_error("out of memory", NULL);
-		return 1;
-	}
-	profil_symbolizer_set_demangle(profil_report_symbolizer(r), demangle);
-	rc = profil_cmd_load(r, argc - optind, argv + optind);
-	if (rc == 0 && diff != NULL && (base = profil_cmd_load_base(diff, demangle)) == NULL)
-		rc = 1;
-	if (rc == 0) {
-		profil_cmd_warn_modules(r, 0);
+	rc = profil_cmd_sessions(argc - optind, argv + optind, demangle, diff, &r, &base);
+	if (rc == 0)
 		rc = run_export(r, base, x, out);
-	}
 	profil_report_free(base);
 	profil_report_free(r);
 	return rc;

@@ -204,3 +204,24 @@ profil_cmd_load_base(const char *path, int demangle)
 	profil_cmd_warn_modules(base, 0);
 	return base;
 }
+
+int
+profil_cmd_sessions(int npaths, char **paths, int demangle, const char *diff,
+    struct profil_report **r, struct profil_report **base)
+{
+	int rc;
+
+	*base = NULL;
+	*r = profil_report_new();
+	if (*r == NULL) {
+		profil_cmd_error("out of memory", NULL);
+		return 1;
+	}
+	profil_symbolizer_set_demangle(profil_report_symbolizer(*r), demangle);
+	rc = profil_cmd_load(*r, npaths, paths);
+	if (rc == 0 && diff != NULL && (*base = profil_cmd_load_base(diff, demangle)) == NULL)
+		rc = 1;
+	if (rc == 0)
+		profil_cmd_warn_modules(*r, 0);
+	return rc;
+}

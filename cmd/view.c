@@ -16,7 +16,6 @@
 #include "export/export.h"
 #include "format/format.h"
 #include "report/report.h"
-#include "report/symbols.h"
 
 /* The page's title: the program with the most samples, and how many more processes. */
 static void
@@ -162,7 +161,7 @@ profil_cmd_view(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct profil_report *r, *base = NULL;
+	struct profil_report *r, *base;
 	const char *diff = NULL, *tmp = getenv("TMPDIR");
 	char dir[4096], file[4096 + 32];
 	int c, rc, demangle = 1;
@@ -186,17 +185,8 @@ profil_cmd_view(int argc, char **argv)
 			return usage(stderr);
 		}
 	}
-	r = profil_report_new();
-	if (r == NULL) {
-		profil_cmd_error("out of memory", NULL);
-		return 1;
-	}
-	profil_symbolizer_set_demangle(profil_report_symbolizer(r), demangle);
-	rc = profil_cmd_load(r, argc - optind, argv + optind);
-	if (rc == 0 && diff != NULL && (base = profil_cmd_load_base(diff, demangle)) == NULL)
-		rc = 1;
+	rc = profil_cmd_sessions(argc - optind, argv + optind, demangle, diff, &r, &base);
 	if (rc == 0) {
-		profil_cmd_warn_modules(r, 0);
 		/* A directory only the user can enter: the page shows what the program ran. */
 		snprintf(dir, sizeof(dir), "%s/profil-view.XXXXXX",
 		    tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");

@@ -54,6 +54,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)profil_export_folded(r, devnull);
 		(void)profil_export_pprof(r, devnull);
 		(void)profil_export_svg(r, "fuzz", devnull);
+		(void)profil_export_html(r, NULL, "fuzz", devnull);
 		clearerr(devnull);
 	}
 	profil_report_free(r);

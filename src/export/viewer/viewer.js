@@ -137,30 +137,34 @@ var state = {
  */
 var V = null;
 
-function tickWeights() {
-	var self = new Float64Array(NN), wait = new Float64Array(NN), k, s;
-	var th = state.threads, r = state.range;
-	if (r !== null) {
-		for (k = 0; k < NT; k++) {
-			s = tStack[k];
-			if (th !== null && !th.has(sThread[s]))
-				continue;
-			var slot = procs[threads[sThread[s]].proc].slot, mid = tStart[k] + slot / 2;
-			if (mid < r[0] || mid >= r[1])
-				continue;
-			self[sLeaf[s]] += tCount[k];
-			if (sWait[s])
-				wait[sLeaf[s]] += tCount[k];
-		}
-	} else {
-		for (s = 0; s < NS; s++) {
-			if (th !== null && !th.has(sThread[s]))
-				continue;
-			self[sLeaf[s]] += sCount[s];
-			if (sWait[s])
-				wait[sLeaf[s]] += sCount[s];
-		}
+/*
+ * fn(stack, ticks) for the ticks selected by time: in the time range, the timed ticks whose
+ * slot's middle is in it; without one, every tick.  Threads are the caller's to filter.
+ */
+function eachTick(fn) {
+	var k, s, r = state.range;
+	if (r === null) {
+		for (s = 0; s < NS; s++)
+			fn(s, sCount[s]);
+		return;
 	}
+	for (k = 0; k < NT; k++) {
+		s = tStack[k];
+		var mid = tStart[k] + procs[threads[sThread[s]].proc].slot / 2;
+		if (mid >= r[0] && mid < r[1])
+			fn(s, tCount[k]);
+	}
+}
+
+function tickWeights() {
+	var self = new Float64Array(NN), wait = new Float64Array(NN), th = state.threads;
+	eachTick(function (s, n) {
+		if (th !== null && !th.has(sThread[s]))
+			return;
+		self[sLeaf[s]] += n;
+		if (sWait[s])
+			wait[sLeaf[s]] += n;
+	});
 	return { self: self, wait: wait };
 }
 
@@ -484,24 +488,12 @@ function hotTable() {
 
 function threadTable() {
 	var byThread = new Float64Array(threads.length), waitT = new Float64Array(threads.length);
-	var k, s, total = 0, r = state.range;
-	if (r !== null) {
-		for (k = 0; k < NT; k++) {
-			s = tStack[k];
-			var mid = tStart[k] + procs[threads[sThread[s]].proc].slot / 2;
-			if (mid < r[0] || mid >= r[1])
-				continue;
-			byThread[sThread[s]] += tCount[k];
-			if (sWait[s])
-				waitT[sThread[s]] += tCount[k];
-		}
-	} else {
-		for (s = 0; s < NS; s++) {
-			byThread[sThread[s]] += sCount[s];
-			if (sWait[s])
-				waitT[sThread[s]] += sCount[s];
-		}
-	}
+	var k, total = 0;
+	eachTick(function (s, n) {
+		byThread[sThread[s]] += n;
+		if (sWait[s])
+			waitT[sThread[s]] += n;
+	});
 	for (k = 0; k < threads.length; k++)
 		total += byThread[k];
 	var tbl = el('table', { id: 'threads' });
