@@ -132,6 +132,20 @@ def main_checks(html, report, shots):
         f = frame(br, "phase_b")
         check(f is not None and abs(f["w"] - before) < 1, "Reset zoom restores phase_b")
 
+        # Hovering names a frame with its samples, share and interval.
+        f = frame(br, "crunch")
+        br.mouse("mouseMoved", f["x"] + f["w"] / 2, f["y"] + f["h"] / 2)
+        tip = br.eval("document.getElementById('tip').textContent")
+        check(tip.startswith("crunch in mkphases: total 500 samples, 31.3% (95% 29.0\u201333.6)"),
+              "hovering crunch says '%s'" % tip)
+        # Roots on top (icicle, the first view) or at the bottom (flame graph).
+        click_el(br, "#icicle")
+        r, m = frame(br, "all"), frame(br, "main_loop")
+        check(r["y"] > m["y"], "'Roots on top' off: the root is drawn below its callees")
+        click_el(br, "#icicle")
+        r, m = frame(br, "all"), frame(br, "main_loop")
+        check(r["y"] < m["y"], "'Roots on top' on again: the root is above")
+
         # Search: typed into the box, matches are painted and their share said.
         click_el(br, "#search")
         br.send("Input.insertText", {"text": "hash"})
