@@ -69,9 +69,10 @@ void profil_cmd_warn_modules(const struct profil_report *r, int each);
 struct profil_outside;
 
 /*
- * What a live view of a recording from outside (profil top) hooks into the recorder's loop:
- * fn(s, woken, arg) every every_ns, and as soon as fd (-1: none) is readable (woken 1).  fn
- * returns 1 to end the recording (a command the recorder started then gets SIGINT).
+ * What a live view of a recording (profil top) hooks into the recorder's loop: fn(s, woken,
+ * arg) every every_ns, and as soon as fd (-1: none) is readable (woken 1); s is the outside
+ * session, or NULL from inside.  fn returns 1 to end the recording (a command the recorder
+ * started then gets SIGINT).
  */
 struct profil_cmd_watch {
 	uint64_t every_ns;
@@ -100,6 +101,16 @@ struct profil_cmd_record_opts {
 };
 
 struct profil_cmd_outdir;
+
+/*
+ * profil_cmd_record_inside - records the command cmd from inside (the preloaded recorder, for
+ * where perf events are refused) into out; o->watch, when set, is called with no session (s
+ * NULL) every interval, and the profiles it reads are the recorder's periodic rewrites.  Returns
+ * the exit status: the command's, 126 or 127 when it cannot run, 1 after a message (a static
+ * program, which nothing preloads into).
+ */
+int profil_cmd_record_inside(const struct profil_cmd_record_opts *o, char **cmd,
+    struct profil_cmd_outdir *out);
 
 /*
  * profil_cmd_record_outside - records from outside into out (opened by the caller): the

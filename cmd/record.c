@@ -264,6 +264,65 @@ command_status(int status, const char *cmd)
  * writes its own file.  A profile that could not be written makes the status 1 where the
  * command's is 0, as from outside.
  */
+/*
+ * Waits for the command started under the inside recorder; with a live view, calls it every
+ * interval and when its descriptor is readable (the recorder in the program rewrites its
+ * profile about once a second, which the view reads).  A view that ends the recording sends
+ * the command SIGINT, as ^C would, and the wait goes on to its exit.  0, or -1 with errno.
+ */
+static int
+inside_wait(const struct profil_cmd_watch *w, pid_t pid, int *status)
+{
+	uint64_t next = 0;
+	int pidfd = -1, ended = 0;
+	pid_t r;
+
+	if (w != NULL) {
+		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		next = profil_outside_monotonic_ns() + w->every_ns;
+	}
+	for (;;) {
+		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { w != NULL ? w->fd : -1, POLLIN, 0 } };
+		uint64_t now;
+		int timeout, woken;
+
+		r = waitpid(pid, status, w != NULL && !ended ? WNOHANG : 0);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			goto fail;
+		if (r < 0 || w == NULL || ended)
+			continue;
+		now = profil_outside_monotonic_ns();
+		/* Without a pidfd (Linux before 5.3) the exit is seen within 100 ms. */
+		timeout = now >= next ? 0 : (int)((next - now + 999999) / 1000000);
+		if (pidfd < 0 && timeout > 100)
+			timeout = 100;
+		if (poll(p, 2, timeout) < 0 && errno != EINTR)
+			goto fail;
+		woken = (p[1].revents & POLLIN) != 0;
+		if (!woken && profil_outside_monotonic_ns() < next)
+			continue;
+		if (!woken)
+			next += w->every_ns;
+		if (w->fn(NULL, woken, w->arg) == 1) {
+			kill(pid, SIGINT);
+			ended = 1;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return 0;
+fail:
+	if (pidfd >= 0) {
+		int e = errno;
+
+		close(pidfd);
+		errno = e;
+	}
+	return -1;
+}
+
 static int
 record_inside(const struct profil_cmd_record_opts *o, char **cmd,
     const struct profil_cmd_outdir *out)
@@ -305,11 +364,9 @@ record_inside(const struct profil_cmd_record_opts *o, char **cmd,
 	sa.sa_handler = forward;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			profil_cmd_error("cannot wait for the command", strerror(errno));
-			return 1;
-		}
+	if (inside_wait(o->watch, pid, &status) < 0) {
+		profil_cmd_error("cannot wait for the command", strerror(errno));
+		return 1;
 	}
 	/* The report's descriptor first: under a low RLIMIT_NOFILE the notes need it. */
 	if (report >= 0) {
@@ -951,6 +1008,28 @@ profil_cmd_record_outside(const struct profil_cmd_record_opts *o, char **cmd,
 		return 1;
 	}
 	return r;
+}
+
+int
+profil_cmd_record_inside(const struct profil_cmd_record_opts *o, char **cmd,
+    struct profil_cmd_outdir *out)
+{
+	char prog[PATH_MAX];
+	int r = resolve_command(cmd[0], prog, sizeof(prog));
+
+	if (r < 0) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "cannot run command (%s)", strerror(-r));
+		profil_cmd_error(what, cmd[0]);
+		return r == -ENOENT ? 127 : 126;
+	}
+	if (is_static_elf(prog)) {
+		profil_cmd_error("a statically linked program cannot be recorded from inside; "
+		    "perf events are needed", prog);
+		return 1;
+	}
+	return record_inside(o, cmd, out);
 }
 
 /*

@@ -31,6 +31,7 @@
 #include "outside/outside.h"
 #include "report/escape.h"
 #include "report/report.h"
+#include "report/view.h"
 #include "report/symbols.h"
 
 /* A row's identity from one refresh to the next: module, function (or offset) and thread. */
@@ -47,6 +48,11 @@ struct top {
 	int tty;			/* redraw in place on the terminal */
 	int keys;			/* the terminal's input is read (raw) */
 	int threads;			/* rows per thread */
+	int stacks;			/* -g: stacks recorded, so totals can be counted */
+	int total;			/* rows by total (on the stack), not self (at the leaf) */
+	uint32_t only;			/* --only: that process's rows alone; 0: all */
+	uint32_t tid;			/* --tid: that thread's rows alone; 0: all */
+	uint64_t prev_total;		/* the session's samples at the last refresh */
 	int quit;			/* the view ended the recording */
 	int drawn;			/* tables printed */
 	uint64_t start_ns, last_ns;
@@ -58,10 +64,16 @@ struct top {
 static int
 usage(FILE *f)
 {
-	fprintf(f, "usage: profil top [-F HZ] [-d SECS] [-n ROWS] [--threads] [--once]\n"
+	fprintf(f, "usage: profil top [-F HZ] [-g] [-d SECS] [-n ROWS] [--sort self|total]\n"
+	    "           [--threads] [--only PID] [--tid TID] [--once]\n"
 	    "           (-p PID[,PID...] | -a | -- COMMAND [ARGS...])\n"
 	    "  -F, --freq HZ   samples per second of each thread's CPU time, 1..20000\n"
 	    "                  (default 1000)\n"
+	    "  -g              record call stacks, so functions can be sorted by total\n"
+	    "  --sort KEY      self (at the leaf, the default) or total (anywhere on the\n"
+	    "                  stack; needs -g)\n"
+	    "  --only PID      the rows of process PID alone\n"
+	    "  --tid TID       the rows of thread TID alone\n"
 	    "  -d, --delay SECS  seconds between refreshes, 0.1 to 3600 (default 2)\n"
 	    "  -n, --rows ROWS  rows at most (default: what the terminal holds, or 20)\n"
 	    "  --threads       a row per function and thread\n"
@@ -69,7 +81,7 @@ usage(FILE *f)
 	    "  -p, --pid PIDS  running processes, until they exit or q\n"
 	    "  -a, --all-cpus  every process of the machine (perf_event_paranoid 0, or\n"
 	    "                  CAP_PERFMON)\n"
-	    "  On a terminal: q quits, t toggles the rows per thread.\n");
+	    "  On a terminal: q quits, t toggles the rows per thread, s self or total (-g).\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -88,16 +100,11 @@ keys_free(struct top_key *k, size_t n)
 }
 
 static char *
-row_key(const struct profil_report_entry *e)
+row_key(const char *module, const char *name, uint32_t tid)
 {
-	char name[512], *k;
-	const char *mod = e->module != NULL ? profil_module_path(e->module) : "";
+	char *k;
 
-	if (e->function != NULL)
-		snprintf(name, sizeof(name), "%s", e->function);
-	else
-		snprintf(name, sizeof(name), "+0x%" PRIx64, e->offset);
-	if (asprintf(&k, "%s\t%s\t%" PRIu32, mod, name, e->tid) < 0)
+	if (asprintf(&k, "%s\t%s\t%" PRIu32, module, name, tid) < 0)
 		return NULL;
 	return k;
 }
@@ -111,9 +118,13 @@ prev_count(const struct top *t, const char *key)
 	return hit != NULL ? hit->count : 0;
 }
 
+/* A row of the table: a function (and thread), as the flat view or the call graph counts it. */
 struct top_row {
-	const struct profil_report_entry *e;
-	uint64_t window;
+	char *key;			/* its identity from one refresh to the next */
+	char *name, *module;		/* as shown (escaped) */
+	uint32_t tid;
+	uint64_t count;			/* since the start: self, or total with --sort total */
+	uint64_t window;		/* since the last refresh */
 };
 
 static int
@@ -123,9 +134,95 @@ row_cmp(const void *a, const void *b)
 
 	if (x->window != y->window)
 		return x->window < y->window ? 1 : -1;
-	if (x->e->count != y->e->count)
-		return x->e->count < y->e->count ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static void
+rows_free(struct top_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].key);
+		free(rows[i].name);
+		free(rows[i].module);
+	}
+	free(rows);
+}
+
+/* Fills row from what it shows; the key from the raw module path and name.  0 or -ENOMEM. */
+static int
+row_set(struct top_row *row, const char *path, const char *raw, const char *name,
+    const char *module, uint32_t tid, uint64_t count)
+{
+	row->key = row_key(path, raw, tid);
+	row->name = strdup(name);
+	row->module = strdup(module);
+	row->tid = tid;
+	row->count = count;
+	return row->key != NULL && row->name != NULL && row->module != NULL ? 0 : -ENOMEM;
+}
+
+/* The rows of the flat view (self): a function's samples at the leaf, by thread if asked. */
+static int
+rows_self(struct top *t, struct profil_report *r, struct top_row **out, size_t *nout)
+{
+	const struct profil_report_entry *e;
+	struct top_row *rows;
+	size_t n = 0, i, k = 0;
+	char name[512], mod[256], raw[64];
+
+	e = profil_report_entries(r, &n);
+	rows = calloc(n > 0 ? n : 1, sizeof(*rows));
+	if (rows == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (t->tid != 0 && e[i].tid != t->tid)
+			continue;
+		snprintf(raw, sizeof(raw), "+0x%" PRIx64, e[i].offset);
+		if (row_set(&rows[k++], e[i].module != NULL ? profil_module_path(e[i].module) : "",
+		    e[i].function != NULL ? e[i].function : raw,
+		    profil_report_entry_name(&e[i], name, sizeof(name)),
+		    profil_report_entry_module(&e[i], mod, sizeof(mod)), e[i].tid,
+		    e[i].count) < 0) {
+			rows_free(rows, k);
+			return -ENOMEM;
+		}
+	}
+	*out = rows;
+	*nout = k;
 	return 0;
+}
+
+/* The rows of the call graph (total): a function's samples with it anywhere on the stack. */
+static int
+rows_total(struct profil_report *r, struct top_row **out, size_t *nout)
+{
+	struct profil_graph_view v;
+	struct top_row *rows;
+	char raw[1024], name[1024], mod[256];
+	size_t i;
+	int rc = profil_graph_view_build(r, 0, &v);
+
+	if (rc < 0)
+		return rc;
+	rows = calloc(v.nnodes > 0 ? v.nnodes : 1, sizeof(*rows));
+	for (i = 0; rows != NULL && i < v.nnodes; i++) {
+		const struct profil_graph_node *x = &v.nodes[i];
+		const char *fn = profil_graph_node_name(x, raw, sizeof(raw)), *shown;
+
+		shown = profil_escape(fn, name, sizeof(name));
+		if (row_set(&rows[i], x->module != NULL ? profil_module_path(x->module) : "", fn,
+		    shown, x->module != NULL ? profil_escape(profil_module_name(x->module), mod,
+		    sizeof(mod)) : "?", 0, x->count[1]) < 0) {
+			rows_free(rows, i + 1);
+			rows = NULL;
+		}
+	}
+	*out = rows;
+	*nout = rows != NULL ? v.nnodes : 0;
+	profil_graph_view_release(&v);
+	return rows != NULL ? 0 : -ENOMEM;
 }
 
 static void
@@ -168,44 +265,47 @@ static int
 draw(struct top *t, int whole)
 {
 	struct profil_report *r = profil_report_new();
-	const struct profil_report_entry *e;
 	struct top_row *rows = NULL;
 	struct top_key *cur = NULL;
 	uint64_t now = profil_outside_monotonic_ns(), window = 0, total = 0;
 	char *paths[1] = { t->dir };
 	size_t n = 0, i, shown;
-	int srows, cols, rc = 0;
+	int srows, cols, rc;
 
 	if (r == NULL)
 		return -ENOMEM;
-	if (t->threads)
+	if ((t->threads || t->tid != 0) && !t->total)
 		profil_report_set_split(r, PROFIL_SPLIT_THREAD);
+	if (t->only != 0)
+		profil_report_set_pid(r, t->only);
 	profil_symbolizer_set_demangle(profil_report_symbolizer(r), 1);
 	if (profil_cmd_load(r, 1, paths) != 0) {
 		profil_report_free(r);
 		return -EIO;
 	}
-	e = profil_report_entries(r, &n);
-	rows = calloc(n > 0 ? n : 1, sizeof(*rows));
+	rc = t->total ? rows_total(r, &rows, &n) : rows_self(t, r, &rows, &n);
+	if (rc < 0)
+		goto out;
 	cur = calloc(n > 0 ? n : 1, sizeof(*cur));
-	if (rows == NULL || cur == NULL) {
+	if (cur == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t before;
+		uint64_t before = whole ? 0 : prev_count(t, rows[i].key);
 
-		cur[i].key = row_key(&e[i]);
-		if (cur[i].key == NULL) {
-			rc = -ENOMEM;
-			goto out;
+		rows[i].window = rows[i].count > before ? rows[i].count - before : 0;
+		/* The samples of the interval: the rows' own sum, self rows being disjoint. */
+		if (!t->total) {
+			window += rows[i].window;
+			total += rows[i].count;
 		}
-		cur[i].count = e[i].count;
-		before = whole ? 0 : prev_count(t, cur[i].key);
-		rows[i].e = &e[i];
-		rows[i].window = e[i].count > before ? e[i].count - before : 0;
-		window += rows[i].window;
-		total += e[i].count;
+	}
+	/* With --sort total a sample counts in every function on its stack: shares are of the
+	 * samples, which the session counts (restricted to --only's process when given). */
+	if (t->total) {
+		total = profil_report_total(r);
+		window = total > t->prev_total && !whole ? total - t->prev_total : total;
 	}
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	screen_size(&srows, &cols);
@@ -213,30 +313,28 @@ draw(struct top *t, int whole)
 	if (t->tty)
 		fputs("\033[H", stdout);
 	line(t, cols, "profil top: %zu process%s, %" PRIu64 " samples %s %.1f s (%" PRIu64
-	    " since the start, %.0f s)%s", profil_report_nfiles(r),
+	    " since the start, %.0f s), by %s%s", profil_report_nfiles(r),
 	    profil_report_nfiles(r) == 1 ? "" : "es", whole ? total : window,
 	    whole ? "in all," : "in the last", (double)(now - (whole ? t->start_ns : t->last_ns)) /
-	    1e9, total, (double)(now - t->start_ns) / 1e9, t->keys ? "; q quits, t threads" : "");
+	    1e9, total, (double)(now - t->start_ns) / 1e9, t->total ? "total" : "self",
+	    !t->keys ? "" : t->stacks ? "; q quits, t threads, s self/total" :
+	    "; q quits, t threads");
 	line(t, cols, "");
-	line(t, cols, "%6s %13s %9s %9s  %s%-36s %s", "%", "95% interval", "samples", "total",
-	    t->threads ? "    tid  " : "", "function", "module");
+	line(t, cols, "%6s %13s %9s %9s  %s%-36s %s", t->total ? "total%" : "%", "95% interval",
+	    "samples", "total", t->threads && !t->total ? "    tid  " : "", "function", "module");
 	for (i = 0; i < n && i < shown; i++) {
-		const struct profil_report_entry *x = rows[i].e;
-		char name[512], mod[256], tid[16] = "";
-		double lo, hi, share;
+		uint64_t k = whole ? rows[i].count : rows[i].window, of = whole ? total : window;
+		char tid[16] = "";
+		double lo, hi;
 
 		if (rows[i].window == 0 && !whole)
 			break;
-		share = window > 0 ? (double)rows[i].window / (double)window : 0;
-		profil_share_interval(rows[i].window, whole ? total : window, &lo, &hi);
-		if (whole)
-			share = total > 0 ? (double)x->count / (double)total : 0;
-		if (t->threads)
-			snprintf(tid, sizeof(tid), "%7" PRIu32 "  ", x->tid);
+		profil_share_interval(k, of, &lo, &hi);
+		if (t->threads && !t->total)
+			snprintf(tid, sizeof(tid), "%7" PRIu32 "  ", rows[i].tid);
 		line(t, cols, "%6.2f %6.1f-%6.1f %9" PRIu64 " %9" PRIu64 "  %s%-36s %s",
-		    100 * share, 100 * lo, 100 * hi, whole ? x->count : rows[i].window, x->count,
-		    tid, profil_report_entry_name(x, name, sizeof(name)),
-		    profil_report_entry_module(x, mod, sizeof(mod)));
+		    of > 0 ? 100.0 * (double)k / (double)of : 0.0, 100 * lo, 100 * hi, k,
+		    rows[i].count, tid, rows[i].name, rows[i].module);
 	}
 	if (t->tty)
 		fputs("\033[J", stdout);
@@ -244,18 +342,33 @@ draw(struct top *t, int whole)
 	if (fflush(stdout) != 0 || ferror(stdout))
 		rc = -EPIPE;
 	t->drawn++;
+	for (i = 0; i < n; i++) {
+		cur[i].key = rows[i].key;
+		cur[i].count = rows[i].count;
+		rows[i].key = NULL;
+	}
 	qsort(cur, n, sizeof(*cur), key_cmp);
 	keys_free(t->prev, t->nprev);
 	t->prev = cur;
 	t->nprev = n;
+	t->prev_total = profil_report_total(r);
 	cur = NULL;
 	t->last_ns = now;
 out:
-	if (cur != NULL)
-		keys_free(cur, n);
-	free(rows);
+	free(cur);
+	rows_free(rows, n);
 	profil_report_free(r);
 	return rc;
+}
+
+/* What the rows were counted by changed: the next table starts its interval afresh. */
+static void
+forget(struct top *t)
+{
+	keys_free(t->prev, t->nprev);
+	t->prev = NULL;
+	t->nprev = 0;
+	t->prev_total = 0;
 }
 
 /* The recorder's watch: a key, or the interval's end. */
@@ -273,14 +386,18 @@ watch(struct profil_outside *s, int woken, void *arg)
 			}
 			if (c == 't' || c == 'T') {
 				t->threads = !t->threads;
-				keys_free(t->prev, t->nprev);
-				t->prev = NULL;
-				t->nprev = 0;
+				forget(t);
+			}
+			if ((c == 's' || c == 'S') && t->stacks && t->tid == 0) {
+				t->total = !t->total;
+				forget(t);
 			}
 		}
 		return 0;
 	}
-	profil_outside_snapshot(s);
+	/* From inside, the recorder in the program rewrites its profile about once a second. */
+	if (s != NULL)
+		profil_outside_snapshot(s);
 	if (draw(t, 0) < 0 || t->once) {
 		t->quit = 1;
 		return 1;
@@ -341,6 +458,9 @@ profil_cmd_top(int argc, char **argv)
 		{ "once", no_argument, NULL, 'O' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "sort", required_argument, NULL, 'S' },
+		{ "only", required_argument, NULL, 'P' },
+		{ "tid", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -350,13 +470,14 @@ profil_cmd_top(int argc, char **argv)
 	struct top t;
 	const char *tmp = getenv("TMPDIR");
 	char *end;
+	unsigned long ul;
 	double d;
-	int c, rc;
+	int c, rc, inside = 0;
 
 	memset(&t, 0, sizeof(t));
 	t.every_ns = 2000000000u;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:d:n:p:ah", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:gd:n:p:ah", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			errno = 0;
@@ -384,6 +505,28 @@ profil_cmd_top(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'g':
+			o.stacks = 1;
+			t.stacks = 1;
+			break;
+		case 'S':
+			if (strcmp(optarg, "self") != 0 && strcmp(optarg, "total") != 0) {
+				profil_cmd_error("--sort is self or total", optarg);
+				return 2;
+			}
+			t.total = strcmp(optarg, "total") == 0;
+			break;
+		case 'P':
+		case 'I':
+			errno = 0;
+			ul = strtoul(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || ul < 1 || ul > INT32_MAX) {
+				profil_cmd_error(c == 'P' ? "--only wants a process ID" :
+				    "--tid wants a thread ID", optarg);
+				return 2;
+			}
+			*(c == 'P' ? &t.only : &t.tid) = (uint32_t)ul;
+			break;
 		case 'T':
 			t.threads = 1;
 			break;
@@ -402,6 +545,14 @@ profil_cmd_top(int argc, char **argv)
 			return usage(stderr);
 		}
 	}
+	if (t.total && !t.stacks) {
+		profil_cmd_error("--sort total counts functions on the stack: it needs -g", NULL);
+		return 2;
+	}
+	if (t.tid != 0 && t.total) {
+		profil_cmd_error("--tid picks rows of the flat view: not with --sort total", NULL);
+		return 2;
+	}
 	if ((o.pids != NULL) + o.all + (optind < argc) != 1) {
 		profil_cmd_error("what to watch: -p PIDS, -a or a command, one of them", NULL);
 		return usage(stderr);
@@ -416,11 +567,15 @@ profil_cmd_top(int argc, char **argv)
 	} else if ((rc = profil_cmd_outside_probe()) < 0) {
 		char what[200], v[32];
 
+		/* A command can still be watched from inside it; running processes cannot. */
 		profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
 		snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid="
-		    "%s): profil top records from outside", strerror(-rc), v);
+		    "%s): %s", strerror(-rc), v, o.pids != NULL ? "-p records from outside" :
+		    "recording from inside the program, refreshed about once a second");
 		profil_cmd_error(what, o.pids != NULL ? o.pids : argv[optind]);
-		return 1;
+		if (o.pids != NULL)
+			return 1;
+		inside = 1;
 	}
 	snprintf(t.dir, sizeof(t.dir), "%s/profil-top.XXXXXX", tmp != NULL && *tmp != '\0' ?
 	    tmp : "/tmp");
@@ -445,7 +600,8 @@ profil_cmd_top(int argc, char **argv)
 	if (t.tty)
 		terminal_enter(&t);
 	w.fd = t.keys ? STDIN_FILENO : -1;
-	rc = profil_cmd_record_outside(&o, optind < argc ? argv + optind : NULL, &out);
+	rc = inside ? profil_cmd_record_inside(&o, argv + optind, &out) :
+	    profil_cmd_record_outside(&o, optind < argc ? argv + optind : NULL, &out);
 	if (t.tty)
 		terminal_leave(&t);
 	/* Ended by itself (the command exited): the whole run, once, where it stays readable. */

@@ -1,6 +1,8 @@
 #!/bin/sh
 # profil top: the hottest functions of running programs, redrawn in place on a terminal, from
-# the outside recorder.  On a known split the interval's shares are right; on a real terminal
+# the outside recorder.  On a known split the interval's shares are right, by self and (-g) by
+# total; --only keeps one process's rows; where perf events are refused, a command is watched
+# from inside; on a real terminal
 # (tmux) the table appears within seconds, t splits it by thread and q quits, leaving the
 # terminal as it was; a command that ends first leaves the table of its whole run; the private
 # recording is removed; bad arguments are said.
@@ -32,6 +34,50 @@ test_expect_success '--once -p: the interval'"'"'s split 50/25/15/10, its sample
 	share_ok "$(row_samples once.txt lib_work25)" "$n" 0.25 4 &&
 	share_ok "$(row_samples once.txt plugin_work15)" "$n" 0.15 4 &&
 	share_ok "$(row_samples once.txt main_work10)" "$n" 0.10 4 &&
+	test -z "$(ls -A tmp)"
+'
+
+test_expect_success '-g --sort total: main on every stack, each worker its share' '
+	"$REC/split" 4 "$PLUGIN" > /dev/null & sp=$! &&
+	sleep 0.3 &&
+	"$PROFIL" top --once -g --sort total -d 1.5 -p $sp > total.txt; rc=$?; kill $sp; wait $sp
+	cat total.txt && test $rc -eq 0 &&
+	grep -q "samples in the last .*, by total$" total.txt &&
+	n=$(sed -n "s/^profil top: 1 process, \([0-9]*\) samples in the last .*/\1/p" total.txt) &&
+	test "$n" -ge 100 &&
+	test "$(row_samples total.txt main)" -ge $((n * 99 / 100)) &&
+	share_ok "$(row_samples total.txt main_work50)" "$n" 0.50 4 &&
+	share_ok "$(row_samples total.txt plugin_work15)" "$n" 0.15 4
+'
+
+test_expect_success '--only PID: the rows of one of two processes' '
+	"$REC/split" 4 "$PLUGIN" > /dev/null & a=$!
+	"$REC/threads" 4 > /dev/null & b=$!
+	sleep 0.3
+	"$PROFIL" top --once --only $b -d 1 -p $a,$b > only.txt; rc=$?
+	"$PROFIL" top --once -d 1 -p $a,$b > both.txt; kill $a $b; wait $a $b
+	cat only.txt && test $rc -eq 0 &&
+	grep -q "^profil top: 1 process," only.txt &&
+	test "$(row_samples only.txt main_work50)" -eq 0 &&
+	test "$(row_samples only.txt thread_work40)" -gt 0 &&
+	test "$(row_samples both.txt main_work50)" -gt 0 &&
+	test "$(row_samples both.txt thread_work40)" -gt 0
+'
+
+# Where perf events are refused (a seccomp filter: tests/record/noperf), a command is watched
+# from inside it: the recorder there rewrites its profile about once a second.
+test_expect_success 'perf events refused: a command from inside, said; -p refused' '
+	"$REC/noperf" "$PROFIL" top --once -d 2.5 -- "$REC/split" 4 "$PLUGIN" > in.txt 2> in.err
+	cat in.txt in.err &&
+	grep -q "^profil: perf events refused (.*): recording from inside the program" in.err &&
+	n=$(sed -n "s/^profil top: 1 process, \([0-9]*\) samples in the last .*/\1/p" in.txt) &&
+	test "$n" -ge 100 &&
+	share_ok "$(row_samples in.txt main_work50)" "$n" 0.50 4 &&
+	share_ok "$(row_samples in.txt plugin_work15)" "$n" 0.15 4 &&
+	"$REC/split" 2 "$PLUGIN" > /dev/null & sp=$!
+	"$REC/noperf" "$PROFIL" top --once -p $sp > /dev/null 2> inp.err; rc=$?
+	kill $sp; wait $sp; cat inp.err && test $rc -eq 1 &&
+	grep -q "^profil: perf events refused (.*): -p records from outside" inp.err &&
 	test -z "$(ls -A tmp)"
 '
 
@@ -83,6 +129,11 @@ test_expect_success 'bad arguments: said, exit 2; a process that does not exist:
 	test_code 2 "$PROFIL" top -p 1 -a &&
 	test_code 2 "$PROFIL" top -d 0 -p 1 &&
 	test_code 2 "$PROFIL" top -n x -p 1 &&
+	test_code 2 "$PROFIL" top --sort total -p 1 &&
+	test_code 2 "$PROFIL" top --sort size -g -p 1 &&
+	test_code 2 "$PROFIL" top --only 0 -p 1 &&
+	test_code 2 "$PROFIL" top -g --sort total --tid 5 -p 1 &&
+	grep -q "needs -g" bad.err &&
 	test_code 1 "$PROFIL" top -p 4194303 && cat bad.err &&
 	grep -q "cannot attach (no such process)" bad.err && test -z "$(ls -A tmp)"
 '

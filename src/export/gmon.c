@@ -79,7 +79,7 @@ add_leaf(void *arg, const struct profil_stack *st)
 	if (o == NULL)
 		return -ENOMEM;
 	o->ticks = profil_count_add(o->ticks, count);
-	o->seconds += (double)count / st->hz;
+	o->seconds += st->seconds;
 	if (fr->module == NULL)
 		return 0;
 	if (o->nhits == o->cap) {

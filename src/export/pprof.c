@@ -462,9 +462,9 @@ add_sample(void *arg, const struct profil_stack *st)
 	pb_varint(&packed, count);
 	/* A waiting thread's sample (its leaf a wait frame) is wall time, not CPU time. */
 	waiting = st->nframes > 0 && profil_pc_is_wait(st->frames[0].pc);
-	pb_varint(&packed, waiting ? 0 : nanoseconds((double)count / st->hz));
+	pb_varint(&packed, waiting ? 0 : nanoseconds(st->seconds));
 	if (pp->wall)
-		pb_varint(&packed, nanoseconds((double)count / st->hz));
+		pb_varint(&packed, nanoseconds(st->seconds));
 	pb_msg(&sample, SAMPLE_VALUE, &packed);
 	label_num(pp, &sample, "pid", st->file->hdr.pid);
 	label_num(pp, &sample, "tid", st->sample->tid);

@@ -161,7 +161,7 @@ add_stack(void *arg, const struct profil_stack *st)
 {
 	struct graph *g = arg;
 	uint64_t count = st->sample->count;
-	double s = (double)count / st->hz;
+	double s = st->seconds;
 	struct profil_graph_node *nd;
 	struct profil_graph_arc *a;
 	ssize_t id;

@@ -60,7 +60,7 @@ add_leaf(void *arg, const struct profil_stack *st)
 		if (id < 0)
 			return (int)id;
 		ln->addrs.rows[id].count[0] = profil_count_add(ln->addrs.rows[id].count[0], count);
-		ln->addrs.rows[id].seconds[0] += (double)count / st->hz;
+		ln->addrs.rows[id].seconds[0] += st->seconds;
 		ln->addrs.rows[id].ptr[0] = loc;
 		ln->addrs.rows[id].ptr[1] = fr->module;
 	}
@@ -84,7 +84,7 @@ add_leaf(void *arg, const struct profil_stack *st)
 		ln->t.rows[id].count[1] = i;	/* the inline level that named it */
 	}
 	ln->t.rows[id].count[0] = profil_count_add(ln->t.rows[id].count[0], count);
-	ln->t.rows[id].seconds[0] += (double)count / st->hz;
+	ln->t.rows[id].seconds[0] += st->seconds;
 	return 0;
 }
 

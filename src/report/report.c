@@ -21,6 +21,7 @@ struct report_file {
 	size_t program;			/* the first file of the same progname */
 	struct profil_file *f;
 	double hz;			/* ticks per CPU second, to turn ticks into seconds */
+	double wait_hz;			/* waits' samples per second of the wait (--wall) */
 	uint64_t total;			/* ticks of the file */
 	uint64_t waiting;		/* of them, waiting threads' (--wall) */
 	uint64_t cpu_waiting;		/* of those, threads' waiting for a CPU */
@@ -224,6 +225,25 @@ file_hz(const struct profil_file *f)
 	return 100.0;
 }
 
+/*
+ * The seconds count ticks of a sample with leaf pc stand for.  A waiting thread is sampled
+ * once per period of wall time at the requested rate (src/record/wall.c, src/outside/wall.c),
+ * whatever rate its process's CPU clock achieved: its ticks are converted at that rate.
+ */
+static double
+ticks_seconds(const struct report_file *rf, uint64_t pc, uint64_t count)
+{
+	return (double)count / (profil_pc_is_wait(pc) ? rf->wait_hz : rf->hz);
+}
+
+double
+profil_report_sample_seconds(const struct profil_report *r, size_t i,
+    const struct profil_file_sample *s)
+{
+	return i < r->nfiles && s->depth > 0 ? ticks_seconds(&r->files[i], s->pcs[0], s->count) :
+	    0;
+}
+
 /* The name of thread tid in file f, "" when the recorder never saw it alive. */
 static const char *
 thread_name(const struct profil_file *f, uint32_t tid)
@@ -295,7 +315,7 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_l
 		}
 	}
 	e->e.count = profil_count_add(e->e.count, count);
-	e->e.seconds += (double)count / rf->hz;
+	e->e.seconds += ticks_seconds(rf, pc, count);
 	return 0;
 }
 
@@ -322,6 +342,7 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 	rf->name = strdup(name);
 	rf->f = f;
 	rf->hz = file_hz(f);
+	rf->wait_hz = f->hdr.requested_hz > 0 ? f->hdr.requested_hz : rf->hz;
 	rf->total = 0;
 	rf->waiting = 0;
 	rf->cpu_waiting = 0;
@@ -359,19 +380,21 @@ profil_report_add(struct profil_report *r, const char *name, struct profil_file 
 	for (i = 0; i < f->nsamples && err == 0; i++) {
 		const struct profil_file_sample *s = &f->samples[i];
 
+		double secs = ticks_seconds(rf, s->pcs[0], s->count);
+
 		err = report_pc(r, rf, &l, s);
 		rf->total = profil_count_add(rf->total, s->count);
-		rf->seconds += (double)s->count / rf->hz;
+		rf->seconds += secs;
 		if (s->depth > 0 && profil_pc_is_wait(s->pcs[0])) {
 			rf->waiting = profil_count_add(rf->waiting, s->count);
-			rf->waiting_seconds += (double)s->count / rf->hz;
+			rf->waiting_seconds += secs;
 		}
 		if (s->depth > 0 && s->pcs[0] == PROFIL_PC_WAIT_CPU) {
 			rf->cpu_waiting = profil_count_add(rf->cpu_waiting, s->count);
-			rf->cpu_waiting_seconds += (double)s->count / rf->hz;
+			rf->cpu_waiting_seconds += secs;
 		}
 		r->total = profil_count_add(r->total, s->count);
-		r->seconds += (double)s->count / rf->hz;
+		r->seconds += secs;
 	}
 	profil_locator_release(&l);
 	return err;
@@ -545,11 +568,11 @@ profil_report_cpu_waits_say(const struct profil_report *r, size_t i, char *buf, 
 		if (at < len)
 			at += (size_t)snprintf(buf + at, len - at, "%s %s[%" PRIu32 "] %.3f s",
 			    k > 0 ? "," : "", name[0] != '\0' ? name : "?", w[k].tid,
-			    (double)w[k].count / rf->hz);
+			    (double)w[k].count / rf->wait_hz);
 	}
 	if (rest > 0 && at < len)
 		snprintf(buf + at, len - at, ", %zu more threads %.3f s",
-		    n - PROFIL_REPORT_CPU_WAITERS, (double)rest / rf->hz);
+		    n - PROFIL_REPORT_CPU_WAITERS, (double)rest / rf->wait_hz);
 	free(w);
 	return buf;
 }

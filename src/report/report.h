@@ -137,6 +137,11 @@ const struct profil_file *profil_report_file(const struct profil_report *r, size
  */
 struct profil_symbolizer *profil_report_symbolizer(struct profil_report *r);
 double profil_report_file_hz(const struct profil_report *r, size_t i);
+/* The seconds sample s of file i stands for: its ticks at the file's achieved rate, or, for a
+ * waiting thread's sample (--wall), at the requested rate its waits were sampled at. */
+struct profil_file_sample;
+double profil_report_sample_seconds(const struct profil_report *r, size_t i,
+    const struct profil_file_sample *s);
 
 /*
  * profil_count_add - a + b, or UINT64_MAX when the sum does not fit.  Every sum of sample

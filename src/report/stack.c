@@ -111,6 +111,7 @@ walk_file(struct profil_report *r, size_t fi, struct profil_stack_frame *frames,
 		if (err != 0)
 			break;
 		st.sample = s;
+		st.seconds = profil_report_sample_seconds(r, fi, s);
 		st.nframes = s->depth;
 		err = fn(arg, &st);
 	}

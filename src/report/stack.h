@@ -67,6 +67,7 @@ struct profil_stack {
 	size_t file_index;
 	double hz;			/* the file's ticks per CPU second */
 	const struct profil_file_sample *sample;	/* count, tid, epoch, pcs */
+	double seconds;			/* what sample stands for (a wait's at its own rate) */
 	size_t nframes;			/* sample->depth */
 	const struct profil_stack_frame *frames;
 };
