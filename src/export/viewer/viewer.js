@@ -1065,13 +1065,26 @@ function drawTimeline() {
 			spread(bs[i], k, s);
 	}
 	bins.forEach(function (b) {
-		var g2 = b.tr.cv.getContext('2d'), max = 0, p;
+		/*
+		 * Scaled to the track's 98th percentile, not its peak: a recorder may put a
+		 * burst of ticks in one slot (a wait counted when it ends), and one such pixel
+		 * made the rest of the track flat.  Taller pixels are cut at the top.
+		 */
+		var g2 = b.tr.cv.getContext('2d'), sums = [], p;
+		/* A moving average over a few pixels: at 1 kHz a pixel holds a tick or none,
+		 * and single ticks drew a comb, not how busy the thread was. */
+		smooth(b.cpu);
+		smooth(b.wait);
 		for (p = 0; p < b.cpu.length; p++)
-			max = Math.max(max, b.cpu[p] + b.wait[p]);
-		if (max === 0)
+			if (b.cpu[p] + b.wait[p] > 0)
+				sums.push(b.cpu[p] + b.wait[p]);
+		if (sums.length === 0)
 			return;
+		sums.sort(function (x, y) { return x - y; });
+		var max = sums[Math.floor(0.98 * (sums.length - 1))];
 		for (p = 0; p < b.cpu.length; p++) {
-			var hc = b.cpu[p] / max * 20, hw = b.wait[p] / max * 20;
+			var cut = Math.min(1, max / (b.cpu[p] + b.wait[p] || 1));
+			var hc = b.cpu[p] * cut / max * 20, hw = b.wait[p] * cut / max * 20;
 			if (hc > 0) {
 				g2.fillStyle = 'rgb(230,120,40)';
 				g2.fillRect(p, 21 - hc, 1, hc);
@@ -1083,6 +1096,18 @@ function drawTimeline() {
 		}
 	});
 	placeSel();
+}
+
+function smooth(a) {
+	var r = Math.max(1, Math.round(a.length / 400)), c = Float64Array.from(a), sum = 0, p;
+	for (p = 0; p < a.length + r; p++) {
+		if (p < a.length)
+			sum += c[p];
+		if (p - 2 * r - 1 >= 0)
+			sum -= c[p - 2 * r - 1];
+		if (p - r >= 0 && p - r < a.length)
+			a[p - r] = sum / (2 * r + 1);
+	}
 }
 
 function niceStep(x) {
