@@ -271,7 +271,8 @@ print_times(struct html *h)
 			if (t[k].count == 1)
 				fprintf(h->out, ",-%" PRIu32, t[k].slot - prev + 1);
 			else
-				fprintf(h->out, ",%" PRIu32 ",%" PRIu64, t[k].slot - prev, t[k].count);
+				fprintf(h->out, ",%" PRIu32 ",%" PRIu64, t[k].slot - prev,
+				    t[k].count);
 			prev = t[k].slot;
 		}
 	}

@@ -168,25 +168,78 @@ function tickWeights() {
 	return { self: self, wait: wait };
 }
 
-/* A tree under construction: parent, name, module, flags and a (parent, name) index. */
-function Tree() {
-	this.parent = [-1]; this.name = [-1]; this.mod = [-1]; this.flags = [0];
-	this.self = [0]; this.total = [0]; this.wait = [0]; this.src = [-1];
-	this.index = new Map();
+/*
+ * A tree under construction, merged by (parent, name): typed arrays and an open-addressing
+ * table, grown by doubling (a Map of 700,000 entries took seconds).  Node 0 is the root.
+ */
+function Tree(cap) {
+	this.n = 1;
+	this.alloc(Math.max(cap || 0, 64));
+	this.parent[0] = this.name[0] = this.mod[0] = -1;
 }
+Tree.prototype.alloc = function (cap) {
+	var old = this, k;
+	function grown(A, a) {
+		var b = new A(cap);
+		if (a)
+			b.set(a.subarray(0, old.n));
+		return b;
+	}
+	this.parent = grown(Int32Array, this.parent);
+	this.name = grown(Int32Array, this.name);
+	this.mod = grown(Int32Array, this.mod);
+	this.flags = grown(Uint8Array, this.flags);
+	this.self = grown(Float64Array, this.self);
+	this.wait = grown(Float64Array, this.wait);
+	this.cap = cap;
+	var size = 1;
+	while (size < 2 * cap)
+		size *= 2;
+	this.mask = size - 1;
+	this.keyP = new Int32Array(size).fill(-1);
+	this.keyN = new Int32Array(size);
+	this.val = new Int32Array(size);
+	for (k = 1; k < this.n; k++)
+		this.slot(this.parent[k], this.name[k], k);
+};
+/* The table's slot of (p, name), given the node c when it is new. */
+Tree.prototype.slot = function (p, name, c) {
+	var h = (Math.imul(p, 73856093) ^ Math.imul(name, 19349663)) & this.mask;
+	while (this.keyP[h] !== -1 && (this.keyP[h] !== p || this.keyN[h] !== name))
+		h = (h + 1) & this.mask;
+	if (this.keyP[h] === -1 && c >= 0) {
+		this.keyP[h] = p;
+		this.keyN[h] = name;
+		this.val[h] = c;
+	}
+	return h;
+};
 Tree.prototype.child = function (p, name, mod, flags) {
-	var key = p * 16777216 + name + 1, c = this.index.get(key);
-	if (c !== undefined)
-		return c;
-	c = this.parent.length;
-	this.parent.push(p); this.name.push(name); this.mod.push(mod); this.flags.push(flags);
-	this.self.push(0); this.total.push(0); this.wait.push(0); this.src.push(-1);
-	this.index.set(key, c);
+	var h = this.slot(p, name, -1), c;
+	if (this.keyP[h] !== -1)
+		return this.val[h];
+	if (this.n === this.cap) {
+		this.alloc(2 * this.cap);
+		h = this.slot(p, name, -1);
+	}
+	c = this.n++;
+	this.parent[c] = p; this.name[c] = name; this.mod[c] = mod; this.flags[c] = flags;
+	this.slot(p, name, c);
 	return c;
 };
 /* Totals from selves (children come after parents), and children lists heaviest first. */
 Tree.prototype.finish = function () {
-	var n = this.parent.length, c;
+	var n, c;
+	if (this.keyP !== undefined) {
+		/* Built here: the arrays keep their spare room until now. */
+		var me = this;
+		['parent', 'name', 'mod', 'flags', 'self', 'wait'].forEach(function (a) {
+			me[a] = me[a].subarray(0, me.n);
+		});
+		this.keyP = this.keyN = this.val = undefined;
+		this.total = new Float64Array(this.n);
+	}
+	n = this.parent.length;
 	for (c = 0; c < n; c++)
 		this.total[c] = this.self[c];
 	var waitT = Float64Array.from(this.wait);
@@ -243,47 +296,16 @@ function buildView() {
 					t.self[n] = t.wait[n] = 0;
 		return t.finish();
 	}
-	/*
-	 * Hidden functions leave their callees to their caller: the tree is merged again by
-	 * (parent, name), in typed arrays and an open-addressing table (it never has more nodes
-	 * than the tree of frames): a Map of 700,000 entries took seconds.
-	 */
-	var par = new Int32Array(NN), nm = new Int32Array(NN), md = new Int32Array(NN);
-	var fl = new Uint8Array(NN), sf = new Float64Array(NN), wt = new Float64Array(NN);
-	var size = 1 << Math.ceil(Math.log2(2 * NN + 2)), mask = size - 1;
-	var keyP = new Int32Array(size).fill(-1), keyN = new Int32Array(size);
-	var val = new Int32Array(size), next = 1;
-	par[0] = nm[0] = md[0] = -1;
+	/* Hidden functions leave their callees to their caller: merged again. */
+	t = new Tree(NN);
 	for (n = 1; n < NN; n++) {
-		var p = map[nParent[n]], name = nName[n];
-		if (hid.has(name)) {
-			map[n] = p;
-		} else {
-			var h = (Math.imul(p, 73856093) ^ Math.imul(name, 19349663)) & mask;
-			while (keyP[h] !== -1 && (keyP[h] !== p || keyN[h] !== name))
-				h = (h + 1) & mask;
-			if (keyP[h] === -1) {
-				keyP[h] = p;
-				keyN[h] = name;
-				val[h] = next;
-				par[next] = p;
-				nm[next] = name;
-				md[next] = nMod[n];
-				fl[next] = nFlags[n];
-				next++;
-			}
-			map[n] = val[h];
-		}
+		var p = map[nParent[n]];
+		map[n] = hid.has(nName[n]) ? p : t.child(p, nName[n], nMod[n], nFlags[n]);
 		if (f >= 0 && !through[n])
 			continue;
-		sf[map[n]] += w.self[n];
-		wt[map[n]] += w.wait[n];
+		t.self[map[n]] += w.self[n];
+		t.wait[map[n]] += w.wait[n];
 	}
-	t = Object.create(Tree.prototype);
-	t.parent = par.subarray(0, next); t.name = nm.subarray(0, next);
-	t.mod = md.subarray(0, next); t.flags = fl.subarray(0, next);
-	t.self = sf.subarray(0, next); t.wait = wt.subarray(0, next);
-	t.total = new Float64Array(next);
 	return t.finish();
 }
 
@@ -791,7 +813,7 @@ function treeTable(t, root, id, what) {
  * is then what its function did itself: the ticks of a root child.
  */
 function invertedTree() {
-	var t = new Tree(), n, m, p;
+	var t = new Tree(V.parent.length), n, m, p;
 	for (n = 1; n < V.parent.length; n++) {
 		if (V.self[n] === 0)
 			continue;
@@ -986,7 +1008,8 @@ function buildTimeline() {
 	var key = el('span', { class: 'label' }, 'Time (' + fmtMs(tEnd) + '): ');
 	add(key, el('span', { class: 'cpu' }, 'on a CPU'));
 	if (D.wall)
-		add(key, document.createTextNode(', '), el('span', { class: 'waiting' }, 'waiting'));
+		add(key, document.createTextNode(', '),
+			el('span', { class: 'waiting' }, 'waiting'));
 	add(axis, key, el('canvas', { id: 'axis' }));
 	timeline.appendChild(axis);
 	var order = threads.map(function (t, j) { return j; });
@@ -1011,8 +1034,8 @@ function buildTimeline() {
 		if (k === 0 || threads[order[k - 1]].proc !== p) {
 			var mine = order.filter(function (i) { return threads[i].proc === p; });
 			if (mine.length > 1)
-				track(mine, procs[p].prog + ' [' + procs[p].pid + '], ' + mine.length +
-					' threads', ' proc');
+				track(mine, procs[p].prog + ' [' + procs[p].pid + '], ' +
+					mine.length + ' threads', ' proc');
 		}
 		track([j], threadLabel(threads[j]), '');
 	});
@@ -1198,7 +1221,8 @@ function sayFilter() {
 		var sel = state.threads, on = sel !== null && tr.threads.every(function (j) {
 			return sel.has(j);
 		});
-		tr.el.className = 'track' + (tr.threads.length > 1 ? ' proc' : '') + (on ? ' on' : '');
+		tr.el.className = 'track' + (tr.threads.length > 1 ? ' proc' : '') +
+			(on ? ' on' : '');
 	});
 }
 
