@@ -297,6 +297,11 @@ def hostile_checks(html):
         d = None
     check(d is not None and "<" not in data and "\u2028" not in data,
           "the data is one JSON text without '<' or U+2028, so no name ends its element")
+    csp = page.split('http-equiv="Content-Security-Policy" content="', 1)[1].split('"', 1)[0]
+    nonce = csp.split("script-src 'nonce-", 1)[-1].split("'", 1)[0]
+    check("unsafe-inline" not in csp.split("script-src", 1)[1].split(";", 1)[0] and
+          len(nonce) == 32 and page.count('<script nonce="%s">' % nonce) == 1,
+          "the policy lets the page's own script alone run: %s" % csp)
     names = d["strings"] if d else []
     check(any("</script><script>window.pwned=1</script>" in s for s in names) and
           any("onerror=window.pwned=3" in s for s in names) and
