@@ -5,7 +5,8 @@
 # and driven with real clicks, drags and typing (tests/export/viewer.py): the opening table
 # gives the report's shares and 95% intervals, click zoom, search, the inverted tree, the
 # sandwich, the timeline's halves, a thread's track, hide and focus; a --diff page marks what
-# the report's test finds beyond the noise and nothing else; names holding markup stay text.
+# the report's test finds beyond the noise and nothing else; names holding markup stay text
+# and the page's policy runs its own script alone; two processes get a track each.
 # Screenshots go to $PROFIL_TEST_SHOTS when set, else stay in the test's directory.
 . "$(dirname "$0")/lib.sh"
 test_needs python3:python3 chromium:chromium
@@ -41,4 +42,8 @@ test_run_prog "viewer diff" python3 "$TEST_DIR/export/viewer.py" diff diff.html 
 "$P" export -f html -o hostile.html hostile.profil 2> /dev/null ||
 	echo "not ok - export wrote the page of hostile names"
 test_run_prog "viewer names" python3 "$TEST_DIR/export/viewer.py" hostile hostile.html
+mkdir two && cp now.profil two/a.profil && "$B/tests/report/mkphases" two/b.profil ||
+	echo "not ok - mkphases wrote a second process"
+"$P" export -f html -o two.html two 2> /dev/null || echo "not ok - export of two processes"
+test_run_prog "viewer processes" python3 "$TEST_DIR/export/viewer.py" multi two.html
 test_done

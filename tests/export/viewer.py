@@ -15,6 +15,9 @@ drags, typed text.  Prints one TAP line per check, for tests/lib.sh.
       beyond the noise are marked '*' in the table and outlined in the graph, the others not.
   viewer.py hostile HTML
       names holding markup show as text and run nothing.
+  viewer.py multi HTML
+      a page of two processes of mkphases: its title, a track per process, which selects
+      the process's threads.
 
 Screenshots go to directory SHOTS.
 """
@@ -323,12 +326,35 @@ def hostile_checks(html):
         br.close()
 
 
+def multi_checks(html):
+    br = open_viewer(html)
+    try:
+        title = br.eval("document.querySelector('h1').textContent")
+        procs = br.eval("Array.prototype.map.call(document.querySelectorAll('.track.proc "
+                        ".label'), function (l) { return l.textContent; })")
+        threads = table(br, "threads")
+        check(title.startswith("phases and 1 more process") and len(procs) == 2 and
+              len(threads) == 4, "two processes: title '%s', tracks %s, %d threads"
+              % (title, procs, len(threads)))
+        # A process's track selects its two threads: half the samples.
+        click_el(br, ".track.proc .label")
+        h = hot(br)
+        check(h.get("phase_a", ("",))[0] == "37.5%" and
+              br.eval("profilViewer.state.threads.size") == 2,
+              "a click on a process's track selects its threads: phase_a %s" %
+              (h.get("phase_a"),))
+    finally:
+        br.close()
+
+
 def main():
     mode = sys.argv[1]
     if mode == "main":
         main_checks(*sys.argv[2:5])
     elif mode == "diff":
         diff_checks(*sys.argv[2:5])
+    elif mode == "multi":
+        multi_checks(sys.argv[2])
     else:
         hostile_checks(sys.argv[2])
     return 1 if browser.failures else 0
