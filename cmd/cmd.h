@@ -55,10 +55,15 @@ int profil_cmd_sessions(int npaths, char **paths, int demangle, const char *diff
     struct profil_report **r, struct profil_report **base);
 
 /*
- * profil_cmd_html - writes the viewer page of r (compared with base, or NULL) to out, titled
- * after the program with the most samples.  Returns 0, or 1 after a message naming out.
+ * profil_cmd_export_to - writes r in format (as export --format names it; html compares
+ * with base, or NULL) to out.  Returns 0, or 1 after a message naming out.
  */
-int profil_cmd_html(struct profil_report *r, struct profil_report *base, const char *out);
+int profil_cmd_export_to(struct profil_report *r, struct profil_report *base,
+    const char *format, const char *out);
+
+/* The title of a picture of r: the program with the most samples, "[pid]" when it is the
+ * one process, else how many more processes there are ("make and 3 more processes"). */
+void profil_cmd_title(struct profil_report *r, char *buf, size_t len);
 
 /*
  * Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF)

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -83,6 +84,29 @@ svg_title(struct profil_report *r, char *buf, size_t len)
 		snprintf(buf, len, "%s and %zu more processes", f->hdr.progname, n - 1);
 }
 
+void
+profil_cmd_title(struct profil_report *r, char *buf, size_t len)
+{
+	size_t i, best = 0, n = profil_report_nfiles(r);
+	uint64_t *ticks = calloc(n + 1, sizeof(*ticks));
+	const struct profil_file *f;
+
+	for (i = 0; ticks != NULL && i < n; i++) {
+		size_t p = profil_report_file_program(r, i);
+
+		ticks[p] = profil_count_add(ticks[p], profil_report_file_total(r, i));
+		if (ticks[p] > ticks[best])
+			best = p;
+	}
+	free(ticks);
+	f = profil_report_file(r, best, NULL);
+	if (n == 1)
+		snprintf(buf, len, "%s [%" PRIu32 "]", f->hdr.progname, f->hdr.pid);
+	else
+		snprintf(buf, len, "%s and %zu more process%s", f->hdr.progname, n - 1,
+		    n == 2 ? "" : "es");
+}
+
 /* gmon: a directory of files; the others: one file. */
 static int
 run_export(struct profil_report *r, struct profil_report *base, const struct export_format *x,
@@ -111,9 +135,8 @@ run_export(struct profil_report *r, struct profil_report *base, const struct exp
 		}
 		return 0;
 	}
-	if (strcmp(x->name, "html") == 0)
-		return profil_cmd_html(r, base, out);
-	if (strcmp(x->name, "svg") == 0 && profil_report_total(r) == 0) {
+	if ((strcmp(x->name, "svg") == 0 || strcmp(x->name, "html") == 0) &&
+	    profil_report_total(r) == 0) {
 		profil_cmd_error("no samples to draw", out);
 		return 1;
 	}
@@ -127,8 +150,10 @@ run_export(struct profil_report *r, struct profil_report *base, const struct exp
 	else if (strcmp(x->name, "svg") == 0) {
 		svg_title(r, title, sizeof(title));
 		err = profil_export_svg(r, title, o.f);
-	}
-	else
+	} else if (strcmp(x->name, "html") == 0) {
+		profil_cmd_title(r, title, sizeof(title));
+		err = profil_export_html(r, base, title, o.f);
+	} else
 		err = profil_export_pprof(r, o.f);
 	if (err != 0) {
 		err = profil_output_abort(&o, err);
@@ -141,6 +166,19 @@ run_export(struct profil_report *r, struct profil_report *base, const struct exp
 		return 1;
 	}
 	return 0;
+}
+
+int
+profil_cmd_export_to(struct profil_report *r, struct profil_report *base, const char *format,
+    const char *out)
+{
+	const struct export_format *x;
+
+	for (x = formats; x->name != NULL; x++)
+		if (strcmp(x->name, format) == 0)
+			return run_export(r, base, x, out);
+	profil_cmd_error("unknown format", format);
+	return 1;
 }
 
 int

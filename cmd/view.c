@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,64 +12,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "export/export.h"
-#include "format/format.h"
 #include "report/report.h"
-
-/* The page's title: the program with the most samples, and how many more processes. */
-static void
-html_title(struct profil_report *r, char *buf, size_t len)
-{
-	size_t i, best = 0, n = profil_report_nfiles(r);
-	uint64_t *ticks = calloc(n + 1, sizeof(*ticks));
-	const struct profil_file *f;
-
-	for (i = 0; ticks != NULL && i < n; i++) {
-		size_t p = profil_report_file_program(r, i);
-
-		ticks[p] = profil_count_add(ticks[p], profil_report_file_total(r, i));
-		if (ticks[p] > ticks[best])
-			best = p;
-	}
-	free(ticks);
-	f = profil_report_file(r, best, NULL);
-	if (n == 1)
-		snprintf(buf, len, "%s [%" PRIu32 "]", f->hdr.progname, f->hdr.pid);
-	else
-		snprintf(buf, len, "%s and %zu more process%s", f->hdr.progname, n - 1,
-		    n == 2 ? "" : "es");
-}
-
-int
-profil_cmd_html(struct profil_report *r, struct profil_report *base, const char *out)
-{
-	struct profil_output o;
-	char title[512];
-	int err;
-
-	if (profil_report_total(r) == 0) {
-		profil_cmd_error("no samples to draw", out);
-		return 1;
-	}
-	err = profil_output_open(&o, out);
-	if (err != 0) {
-		profil_cmd_error(profil_output_strerror(err), out);
-		return 1;
-	}
-	html_title(r, title, sizeof(title));
-	err = profil_export_html(r, base, title, o.f);
-	if (err != 0) {
-		err = profil_output_abort(&o, err);
-		profil_cmd_error(strerror(-err), out);
-		return 1;
-	}
-	err = profil_output_commit(&o);
-	if (err != 0) {
-		profil_cmd_error(profil_output_strerror(err), out);
-		return 1;
-	}
-	return 0;
-}
 
 /* Whether an executable named cmd is on $PATH (or is a path to one). */
 static int
@@ -197,7 +139,7 @@ profil_cmd_view(int argc, char **argv)
 	}
 	if (rc == 0) {
 		snprintf(file, sizeof(file), "%s/profile.html", dir);
-		rc = profil_cmd_html(r, base, file);
+		rc = profil_cmd_export_to(r, base, "html", file);
 		if (rc != 0)
 			rmdir(dir);
 	}
