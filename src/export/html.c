@@ -283,33 +283,119 @@ print_times(struct html *h)
 	return 0;
 }
 
-/* The hottest source lines: "function, file, line, ticks". */
+/* A source line as the page shows it: tabs as spaces, at most 240 bytes, no line break. */
+static long
+line_text(struct html *h, const char *line)
+{
+	char text[256];
+	size_t i, k = 0;
+
+	for (i = 0; line[i] != '\0' && line[i] != '\n' && k + 5 < sizeof(text) - 12; i++) {
+		if (line[i] == '\t') {
+			memcpy(text + k, "    ", 4);
+			k += 4;
+		} else if (line[i] != '\r') {
+			text[k++] = line[i];
+		}
+	}
+	text[k] = '\0';
+	return str_id(h, text);
+}
+
+struct line_ref {
+	char *path;
+	int line;
+	size_t row;
+};
+
+static int
+line_ref_cmp(const void *a, const void *b)
+{
+	const struct line_ref *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c != 0 ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* The text of each row's line, -1 where its file cannot be read: each file read once. */
+static int
+line_texts(struct html *h, const struct profil_lines_view *v, long *text)
+{
+	struct line_ref *refs = calloc(v->nrows + 1, sizeof(*refs));
+	size_t i, n = 0, g;
+	char path[4096];
+	int err = 0;
+
+	if (refs == NULL)
+		return -ENOMEM;
+	for (i = 0; i < v->nrows; i++) {
+		text[i] = -1;
+		if (v->rows[i].file == NULL)
+			continue;
+		refs[n].path = strdup(profil_line_row_path(&v->rows[i], path, sizeof(path)));
+		if (refs[n].path == NULL) {
+			err = -ENOMEM;
+			break;
+		}
+		refs[n].line = v->rows[i].line;
+		refs[n++].row = i;
+	}
+	qsort(refs, n, sizeof(*refs), line_ref_cmp);
+	for (i = 0; err == 0 && i < n; i = g) {
+		char *buf, *line = NULL;
+		size_t cap = 0;
+		int at = 0;
+		FILE *f = profil_source_open(refs[i].path, &buf);
+
+		for (g = i; g < n && strcmp(refs[g].path, refs[i].path) == 0; g++) {
+			while (f != NULL && at < refs[g].line && getline(&line, &cap, f) >= 0)
+				at++;
+			if (f != NULL && at == refs[g].line && line != NULL)
+				text[refs[g].row] = line_text(h, line);
+		}
+		free(line);
+		if (f != NULL) {
+			fclose(f);
+			free(buf);
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(refs[i].path);
+	free(refs);
+	return err != 0 ? err : h->err;
+}
+
+/* The hottest source lines: "function, file, line, ticks, text" (text -1: not readable). */
 static int
 print_lines(struct html *h)
 {
 	struct profil_lines_view v;
 	char path[4096];
 	size_t i, first = 1;
+	long *text;
 	int err;
 
 	err = profil_lines_view_build(h->r, HTML_MAX_LINES, &v);
 	if (err != 0)
 		return err;
+	text = calloc(v.nrows + 1, sizeof(*text));
+	err = text == NULL ? -ENOMEM : line_texts(h, &v, text);
 	fputs(",\n\"lines\":[", h->out);
-	for (i = 0; i < v.nrows; i++) {
+	for (i = 0; err == 0 && i < v.nrows; i++) {
 		const struct profil_line_row *row = &v.rows[i];
 
 		if (row->file == NULL)
 			continue;
-		fprintf(h->out, "%s%ld,%ld,%d,%" PRIu64, first ? "" : ",",
+		fprintf(h->out, "%s%ld,%ld,%d,%" PRIu64 ",%ld", first ? "" : ",",
 		    str_id(h, profil_line_row_function(row)),
 		    str_id(h, profil_line_row_path(row, path, sizeof(path))), row->line,
-		    row->count);
+		    row->count, text[i]);
 		first = 0;
 	}
 	fputs("]", h->out);
+	free(text);
 	profil_lines_view_release(&v);
-	return h->err;
+	return err != 0 ? err : h->err;
 }
 
 /* --diff's rows: "function, module, base ticks, ticks, z"; the function as the report shows

@@ -230,8 +230,8 @@ def main_checks(html, report, shots):
         click_el(br, "#do-lines")
         lines = table(br, "lines")
         check(len(lines) >= 1 and lines[0][0].split("/")[-1].startswith("mkphases.c:") and
-              sum(int(r[1]) for r in lines) == 600,
-              "the source lines of phase_a: %s" % lines)
+              sum(int(r[1]) for r in lines) == 600 and lines[0][3] == "WORK(phase_a)",
+              "the source lines of phase_a, with their text: %s" % lines)
 
         # A thread's track: its samples alone.
         click_el(br, ".track[data-thread] .label:not(:empty)")

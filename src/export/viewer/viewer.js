@@ -887,9 +887,10 @@ function linesPanel() {
 		return;
 	}
 	var rows = [], L = D.lines, sum = 0, k;
-	for (k = 0; k < L.length; k += 4)
+	for (k = 0; k < L.length; k += 5)
 		if (S[L[k]] === S[f]) {
-			rows.push({ file: str(L[k + 1]), line: L[k + 2], n: L[k + 3] });
+			rows.push({ file: str(L[k + 1]), line: L[k + 2], n: L[k + 3],
+				text: str(L[k + 4]) });
 			sum += L[k + 3];
 		}
 	if (rows.length === 0) {
@@ -901,14 +902,15 @@ function linesPanel() {
 	add(tbl, el('caption', { style: 'text-align:left' }, 'Source lines of ' + S[f] +
 		' where samples were taken (whole recording): ' + sum + ' samples.'));
 	var tr = el('tr');
-	['Line', 'Samples', 'Of the function'].forEach(function (h, j) {
-		tr.appendChild(el('th', { class: j === 0 ? 'name' : '' }, h));
+	['Line', 'Samples', 'Of the function', 'Source'].forEach(function (h, j) {
+		tr.appendChild(el('th', { class: j === 0 || j === 3 ? 'name' : '' }, h));
 	});
 	add(tbl, add(el('thead'), tr));
 	var body = el('tbody');
 	rows.forEach(function (r) {
 		add(body, add(el('tr'), el('td', { class: 'name' }, r.file + ':' + r.line),
-			el('td', null, String(r.n)), el('td', null, share(r.n, sum))));
+			el('td', null, String(r.n)), el('td', null, share(r.n, sum)),
+			el('td', { class: 'src' }, r.text)));
 	});
 	tbl.appendChild(body);
 	panel.appendChild(tbl);
