@@ -1,6 +1,6 @@
 /*
  * export.c - `profil export --format=FMT [-o OUT] [PATH...]`: recorded profiles in other tools'
- * formats (gmon, pprof, folded, svg).  PATHs are read as `profil report` reads them.  See
+ * formats (gmon, pprof, folded, svg, html).  PATHs are read as `profil report` reads them.  See
  * profil(1).
  */
 #include <errno.h>
