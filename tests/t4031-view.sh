@@ -37,8 +37,15 @@ test_expect_success 'view: without a browser, the path alone and a line saying s
 	rc=$?; cat out err; test $rc = 0 && test ! -e opened && test -s "$(cat out)" &&
 	grep -q "no browser" err
 '
+test_expect_success 'view: --diff BASE puts the comparison in the page' '
+	"$B/tests/report/mkphases" base.profil 500 &&
+	TMPDIR=$TRASH/tmp BROWSER="$TRASH/bin/browse" "$P" view --diff base.profil now.profil \
+		> out 2> err && grep -q "\"diff\":{\"z\":1.96,\"base_total\":1500," "$(cat out)" &&
+	! TMPDIR=$TRASH/tmp "$P" view --diff /nonexistent now.profil > out 2> err &&
+	grep -q "nonexistent" err
+'
 test_expect_success 'view: a profile without samples is an error, and leaves nothing behind' '
-	python3 "$TEST_DIR/export/synth.py" empty empty.profil && mkdir tmp2 &&
+	rm -f opened && python3 "$TEST_DIR/export/synth.py" empty empty.profil && mkdir tmp2 &&
 	! TMPDIR=$TRASH/tmp2 BROWSER="$TRASH/bin/browse" "$P" view empty.profil > out 2> err &&
 	grep -q "no samples to draw" err && test -z "$(ls tmp2)" && test ! -e opened
 '
