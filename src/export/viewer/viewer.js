@@ -747,7 +747,7 @@ function treeTable(t, root, id, what) {
 	var all = V.total[0], open = new Set(), tbl = el('table', { id: id, class: 'tree',
 		role: 'treegrid', 'aria-label': what });
 	var tr = el('tr');
-	['Function', 'Total', '95%', 'Self', 'Samples', 'Module'].forEach(function (h, k) {
+	['Function', 'Total', '95%', 'Self', '95%', 'Samples', 'Module'].forEach(function (h, k) {
 		tr.appendChild(el('th', { class: k === 0 ? 'name' : '', scope: 'col' }, h));
 	});
 	add(tbl, add(el('thead'), tr));
@@ -782,6 +782,7 @@ function treeTable(t, root, id, what) {
 			add(row, name, el('td', null, share(t.total[m], all)),
 				el('td', { class: 'ci' }, interval(t.total[m], all)),
 				el('td', null, share(t.self[m], all)),
+				el('td', { class: 'ci' }, interval(t.self[m], all)),
 				el('td', null, String(t.total[m])),
 				el('td', { class: 'mod' }, str(t.mod[m])));
 			(function (node) {
