@@ -54,7 +54,8 @@ one() {
 	# shellcheck disable=SC2086
 	"$W/cputime" "$W/t" "$PROFIL" record --clock timer -F "$hz" $g -o "$W/$name" -- "$@" \
 		> /dev/null 2>&1
-	"$PROFIL" export -f folded "$W/$name" 2> /dev/null > "$W/f" || true
+	# The program each stack stands on is left out: depth and _start count code frames.
+	"$PROFIL" export -f folded "$W/$name" 2> /dev/null | sed 's/^[^;]*;//' > "$W/f" || true
 	awk -v cpu="$(cut -d' ' -f2 "$W/t")" '{ n = split($1, a, ";"); s += $NF; d += n * $NF
 		if ($0 ~ /^_start;/) m += $NF }
 		END { printf "%d %d %.1f %.3f\n", cpu, s, s ? d / s : 0, s ? m / s : 0 }' "$W/f"

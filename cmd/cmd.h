@@ -48,10 +48,11 @@ struct profil_report *profil_cmd_load_base(const char *path, int demangle);
 
 /*
  * profil_cmd_sessions - the session *r of the profiles at paths (as profil_cmd_load reads
- * them; their modules warned about), demangled or not, and with diff (else NULL) the base
- * *base of --diff.  Returns 0, or 1 after a message; free both sessions either way.
+ * them; their modules warned about), demangled or not, split as split says, and with diff
+ * (else NULL) the base *base of --diff.  Returns 0, or 1 after a message; free both sessions
+ * either way.
  */
-int profil_cmd_sessions(int npaths, char **paths, int demangle, const char *diff,
+int profil_cmd_sessions(int npaths, char **paths, int demangle, int split, const char *diff,
     struct profil_report **r, struct profil_report **base);
 
 /*
@@ -60,10 +61,6 @@ int profil_cmd_sessions(int npaths, char **paths, int demangle, const char *diff
  */
 int profil_cmd_export_to(struct profil_report *r, struct profil_report *base,
     const char *format, const char *out);
-
-/* The title of a picture of r: the program with the most samples, "[pid]" when it is the
- * one process, else how many more processes there are ("make and 3 more processes"). */
-void profil_cmd_title(struct profil_report *r, char *buf, size_t len);
 
 /*
  * Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF)

@@ -1,13 +1,12 @@
 /*
  * export.c - `profil export --format=FMT [-o OUT] [PATH...]`: recorded profiles in other tools'
- * formats (gmon, pprof, folded, svg, html).  PATHs are read as `profil report` reads them.  See
- * profil(1).
+ * formats (gmon, pprof, folded, svg, firefox, html).  PATHs are read as `profil report` reads
+ * them.  See profil(1), docs/viewer.md for html.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,6 +29,8 @@ static const struct export_format {
 	{ "folded", "-", "folded stacks for flamegraph.pl and speedscope" },
 	{ "svg", "profil.svg", "an interactive flame graph" },
 	{ "html", "profil.html", "the interactive viewer, one self-contained page" },
+	{ "firefox", "profil.json.gz", "Gecko JSON for the Firefox Profiler, over time "
+	    "(gzip when OUT ends in .gz)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -38,14 +39,16 @@ usage(FILE *f)
 {
 	const struct export_format *x;
 
-	fprintf(f, "usage: profil export --format=FMT [-o OUT] [--diff BASE] [--no-demangle] "
-	    "[PATH...]\n"
+	fprintf(f, "usage: profil export --format=FMT [-o OUT] [--per-process | --threads]\n"
+	    "           [--diff BASE] [--no-demangle] [PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default "
 	    PROFIL_CMD_DEFAULT_DIR ")\n"
 	    "  -f, --format FMT  one of:\n");
 	for (x = formats; x->name != NULL; x++)
 		fprintf(f, "      %-8s %s (default -o %s)\n", x->name, x->what, x->default_out);
 	fprintf(f, "  -o, --output OUT  where to write; - is standard output\n"
+	    "  --per-process     folded, svg: stacks stand on their process, under their program\n"
+	    "  --threads         folded, svg: and on their thread (name[tid]), under the process\n"
 	    "  --diff BASE       html: colour each frame by its change from BASE\n"
 	    "  --no-demangle     C++ and Rust names as the symbol tables spell them\n");
 	return f == stdout ? 0 : 2;
@@ -71,40 +74,32 @@ gmon_skipped(void *arg, const struct profil_module *mod, uint64_t ticks, const c
 	profil_cmd_error(what, mod != NULL ? profil_module_path(mod) : "[unmapped]");
 }
 
-/* The flame graph's heading: the program, or how many processes were merged. */
+/*
+ * The Firefox Profiler shows samples over time, and a file recorded before TIME records has
+ * none: its samples are exported at its start under "[no time recorded]"; say so once a file.
+ */
 static void
-svg_title(struct profil_report *r, char *buf, size_t len)
+firefox_warn_untimed(struct profil_report *r)
 {
-	const struct profil_file *f = profil_report_file(r, 0, NULL);
-	size_t n = profil_report_nfiles(r);
+	const char *name;
+	size_t i;
 
-	if (n == 1)
-		snprintf(buf, len, "%s [%" PRIu32 "]", f->hdr.progname, f->hdr.pid);
-	else
-		snprintf(buf, len, "%s and %zu more processes", f->hdr.progname, n - 1);
+	for (i = 0; i < profil_report_nfiles(r); i++) {
+		const struct profil_file *f = profil_report_file(r, i, &name);
+
+		if (f->slot_ns == 0 && f->nsamples > 0)
+			profil_cmd_error("warning: no sample times in this recording: its samples "
+			    "are at its start, under [no time recorded]", name);
+	}
 }
 
-void
-profil_cmd_title(struct profil_report *r, char *buf, size_t len)
+/* Whether path names a gzip file: the Firefox Profiler opens .json and .json.gz alike. */
+static int
+ends_gz(const char *path)
 {
-	size_t i, best = 0, n = profil_report_nfiles(r);
-	uint64_t *ticks = calloc(n + 1, sizeof(*ticks));
-	const struct profil_file *f;
+	size_t n = strlen(path);
 
-	for (i = 0; ticks != NULL && i < n; i++) {
-		size_t p = profil_report_file_program(r, i);
-
-		ticks[p] = profil_count_add(ticks[p], profil_report_file_total(r, i));
-		if (ticks[p] > ticks[best])
-			best = p;
-	}
-	free(ticks);
-	f = profil_report_file(r, best, NULL);
-	if (n == 1)
-		snprintf(buf, len, "%s [%" PRIu32 "]", f->hdr.progname, f->hdr.pid);
-	else
-		snprintf(buf, len, "%s and %zu more process%s", f->hdr.progname, n - 1,
-		    n == 2 ? "" : "es");
+	return n > 3 && strcmp(path + n - 3, ".gz") == 0;
 }
 
 /* gmon: a directory of files; the others: one file. */
@@ -135,6 +130,21 @@ run_export(struct profil_report *r, struct profil_report *base, const struct exp
 		}
 		return 0;
 	}
+	if (strcmp(x->name, "firefox") == 0 && profil_report_total(r) > PROFIL_FIREFOX_MAX_TICKS) {
+		/* Checked before a file is made: the format has one entry per tick. */
+		snprintf(title, sizeof(title), "%" PRIu64 " samples: the Firefox Profiler's format "
+		    "takes one entry per sample, and profil writes %" PRIu64 " at most",
+		    profil_report_total(r), PROFIL_FIREFOX_MAX_TICKS);
+		profil_cmd_error(title, out);
+		return 1;
+	}
+	/* The Firefox Profiler refuses a profile without threads ("This profile has no
+	 * threads"), and a thread is made of samples. */
+	if (strcmp(x->name, "firefox") == 0 && profil_report_total(r) == 0) {
+		profil_cmd_error("no samples: the Firefox Profiler opens no profile without them",
+		    out);
+		return 1;
+	}
 	if ((strcmp(x->name, "svg") == 0 || strcmp(x->name, "html") == 0) &&
 	    profil_report_total(r) == 0) {
 		profil_cmd_error("no samples to draw", out);
@@ -147,12 +157,15 @@ run_export(struct profil_report *r, struct profil_report *base, const struct exp
 	}
 	if (strcmp(x->name, "folded") == 0)
 		err = profil_export_folded(r, o.f);
-	else if (strcmp(x->name, "svg") == 0) {
-		svg_title(r, title, sizeof(title));
-		err = profil_export_svg(r, title, o.f);
+	else if (strcmp(x->name, "svg") == 0)
+		err = profil_export_svg(r, profil_export_title(r, title, sizeof(title)), o.f);
+	else if (strcmp(x->name, "firefox") == 0) {
+		firefox_warn_untimed(r);
+		err = profil_export_firefox(r, profil_export_title(r, title, sizeof(title)),
+		    ends_gz(out), o.f);
 	} else if (strcmp(x->name, "html") == 0) {
-		profil_cmd_title(r, title, sizeof(title));
-		err = profil_export_html(r, base, title, o.f);
+		err = profil_export_html(r, base, profil_export_title(r, title, sizeof(title)),
+		    o.f);
 	} else
 		err = profil_export_pprof(r, o.f);
 	if (err != 0) {
@@ -188,6 +201,8 @@ profil_cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "per-process", no_argument, NULL, 'P' },
+		{ "threads", no_argument, NULL, 'T' },
 		{ "diff", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -195,6 +210,7 @@ profil_cmd_export(int argc, char **argv)
 	const struct export_format *x = NULL;
 	const char *out = NULL, *diff = NULL;
 	struct profil_report *r, *base;
+	enum profil_report_split split = PROFIL_SPLIT_NONE;
 	int c, rc, demangle = 1;
 
 	opterr = 0;
@@ -219,6 +235,15 @@ profil_cmd_export(int argc, char **argv)
 		case 'M':
 			demangle = 0;
 			break;
+		case 'P':
+		case 'T':
+			if (split != PROFIL_SPLIT_NONE) {
+				profil_cmd_error("one of --per-process and --threads at a time",
+				    NULL);
+				return usage(stderr);
+			}
+			split = c == 'P' ? PROFIL_SPLIT_PROCESS : PROFIL_SPLIT_THREAD;
+			break;
 		case 'd':
 			diff = optarg;
 			break;
@@ -238,6 +263,14 @@ profil_cmd_export(int argc, char **argv)
 	}
 	if (out == NULL)
 		out = x->default_out;
+	/* pprof labels every sample with its program, process and thread anyway; gmon has
+	 * no stacks to stand on anything. */
+	if (split != PROFIL_SPLIT_NONE && strcmp(x->name, "folded") != 0 &&
+	    strcmp(x->name, "svg") != 0) {
+		profil_cmd_error("--per-process and --threads are for folded and svg, not",
+		    x->name);
+		return usage(stderr);
+	}
 	if (diff != NULL && strcmp(x->name, "html") != 0) {
 		profil_cmd_error("--diff is for --format=html, not", x->name);
 		return usage(stderr);
@@ -246,7 +279,7 @@ profil_cmd_export(int argc, char **argv)
 		profil_cmd_error("gmon writes one file per object into a directory, not", out);
 		return usage(stderr);
 	}
-	rc = profil_cmd_sessions(argc - optind, argv + optind, demangle, diff, &r, &base);
+	rc = profil_cmd_sessions(argc - optind, argv + optind, demangle, split, diff, &r, &base);
 	if (rc == 0)
 		rc = run_export(r, base, x, out);
 	profil_report_free(base);

@@ -206,7 +206,7 @@ profil_cmd_load_base(const char *path, int demangle)
 }
 
 int
-profil_cmd_sessions(int npaths, char **paths, int demangle, const char *diff,
+profil_cmd_sessions(int npaths, char **paths, int demangle, int split, const char *diff,
     struct profil_report **r, struct profil_report **base)
 {
 	int rc;
@@ -218,6 +218,7 @@ profil_cmd_sessions(int npaths, char **paths, int demangle, const char *diff,
 		return 1;
 	}
 	profil_symbolizer_set_demangle(profil_report_symbolizer(*r), demangle);
+	profil_report_set_split(*r, (enum profil_report_split)split);
 	rc = profil_cmd_load(*r, npaths, paths);
 	if (rc == 0 && diff != NULL && (*base = profil_cmd_load_base(diff, demangle)) == NULL)
 		rc = 1;

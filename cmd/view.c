@@ -127,7 +127,8 @@ profil_cmd_view(int argc, char **argv)
 			return usage(stderr);
 		}
 	}
-	rc = profil_cmd_sessions(argc - optind, argv + optind, demangle, diff, &r, &base);
+	rc = profil_cmd_sessions(argc - optind, argv + optind, demangle, PROFIL_SPLIT_NONE, diff,
+	    &r, &base);
 	if (rc == 0) {
 		/* A directory only the user can enter: the page shows what the program ran. */
 		snprintf(dir, sizeof(dir), "%s/profil-view.XXXXXX",

@@ -43,6 +43,13 @@ LIBC_LOCAL='libc[.]so[.]6[+]0x[0-9a-f]+'
 TO_MAIN="_start;__libc_start_main;(__libc_start_call_main|$LIBC_LOCAL);main;"
 TO_THREAD="((clone3|$LIBC_LOCAL);)?(start_thread|$LIBC_LOCAL);"
 
+# folded_code PATH...: the folded stacks of a recording without the program each stands on
+# (`profil export` puts it first, issue 21): the frames of code alone, root first, for checks
+# of the walk.
+folded_code() {
+	"$PROFIL" export -f folded "$@" 2> /dev/null | sed 's/^[^;]*;//'
+}
+
 # count FOLDED RE: the samples of the folded stacks that match RE.
 count() {
 	awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"

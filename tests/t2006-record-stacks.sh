@@ -94,7 +94,7 @@ for clock in timer perf ring; do for cg in fp cfi; do
 			END { print bad + 0, \"caller frames in the recorder\"; exit bad > 0 }' th.dump &&
 		awk '\$1 == \"sample\" && \$5 ~ /libprofil-record/ { n += \$2 }
 			END { print n + 0, \"samples with their pc in the recorder (its own time, shown)\" }' th.dump &&
-		grep -Eq \"^\${TO_THREAD}thread_work40_main;thread_work40\" th.folded &&
+		grep -Eq \"^threads;\${TO_THREAD}thread_work40_main;thread_work40\" th.folded &&
 		! grep -q 'thread_main;' th.folded
 	"
 done; done

@@ -48,7 +48,7 @@ test_expect_success 'kernel functions are named from kallsyms, in stacks under t
 	grep -q "	read_zero	\[kernel\]	" k.tsv &&
 	"$PROFIL" record -q -g -o g -- "$REC/syscalls" 50000 > /dev/null &&
 	"$PROFIL" export -f folded g > g.folded &&
-	grep -E "^${TO_MAIN}read;([^;]*;)*read_zero [0-9]+$" g.folded | head -n 1 | grep . &&
+	grep -E "^syscalls;${TO_MAIN}read;([^;]*;)*read_zero [0-9]+$" g.folded | head -n 1 | grep . &&
 	"$PROFIL" record -q --call-graph fp -o fp -- "$REC/syscalls" 50000 > /dev/null &&
 	"$PROFIL" export -f folded fp | grep -E "read;([^;]*;)*read_zero [0-9]+$" | head -n 1 |
 		grep .

@@ -17,9 +17,9 @@ if ! "$PROFIL" record --clock outside -o probe -- true 2> probe.err; then
 	test_done
 fi
 
-# folded DIR: the folded stacks of a recording, root first.
+# folded DIR: the folded stacks of a recording, root first, the program left out.
 folded() {
-	"$PROFIL" export -f folded "$1" 2> /dev/null
+	folded_code "$1"
 }
 
 # The PLT stubs of cfistack, from its section headers: samples land in them between the calls

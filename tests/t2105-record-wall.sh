@@ -23,9 +23,9 @@ fi
 # threads start through the recorder's pthread_create, whose frame (thread_main) is not shown.
 reasons() {
 	! grep -q "thread_main" "$1" &&
-	grep -E "^${TO_THREAD}lock_waiter;.*\[wait: futex, sleeping\] [0-9]+$" "$1" &&
-	grep -E "^${TO_THREAD}poll_waiter;.*\[wait: poll, sleeping\] [0-9]+$" "$1" &&
-	grep -E "^_start;.*;main;reasons;.*\[wait: wait4, sleeping\] [0-9]+$" "$1"
+	grep -E "^waits;${TO_THREAD}lock_waiter;.*\[wait: futex, sleeping\] [0-9]+$" "$1" &&
+	grep -E "^waits;${TO_THREAD}poll_waiter;.*\[wait: poll, sleeping\] [0-9]+$" "$1" &&
+	grep -E "^waits;_start;.*;main;reasons;.*\[wait: wait4, sleeping\] [0-9]+$" "$1"
 }
 
 # The inside recorder: wall samples flagged, none of its own threads sampled (they wait too).

@@ -34,7 +34,7 @@ record() {
 	sleep 0.5
 	echo x >&3 && exec 3>&- && wait &&
 	cat "$name.err" && grep -q "^done 1" "$name.out" &&
-	"$PROFIL" export -f folded "$name" 2> /dev/null > "$name.txt"
+	folded_code "$name" > "$name.txt"
 }
 
 # chain NAME: gdb's frames of the thread in $fn, root first, from main to $fn.

@@ -9,7 +9,7 @@ P=$S/profil
 
 test_expect_success 'profil(1) and mkprofile build under ASan and UBSan' '
 	make -C "$ROOT" -s -j2 B="$S" CC="cc $SAN" -o "$S/signal-safe.ok" "$P" \
-		"$S/tests/report/mkprofile"
+		"$S/tests/report/mkprofile" "$S/tests/report/mktimed"
 '
 cp "$B/tests/report/libplugin.so" gone.so
 "$S/tests/report/mkprofile" one.profil "$B/tests/report/libplugin.so" gone.so > /dev/null 2>&1 ||
@@ -31,7 +31,7 @@ clean() {
 	test "$rc" = "$want" && ! grep -q -e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" \
 		-e "runtime error:" err
 }
-for fmt in folded pprof svg gmon html; do
+for fmt in folded pprof svg gmon firefox html; do
 	test_expect_success "$fmt export of exact counts and of a recording, clean" '
 		clean 0 "$P" export -f $fmt -o one.$fmt one.profil &&
 		clean 0 "$P" export -f $fmt -o rec.$fmt rec
@@ -41,4 +41,15 @@ for fmt in folded pprof svg gmon html; do
 		clean 1 "$P" export -f $fmt -o bad.$fmt flipped.profil
 	'
 done
+# Stacks on their process and thread too (issue 21): names from the files, made per sample.
+for fmt in folded svg; do
+	test_expect_success "$fmt --per-process and --threads of a recording, clean" '
+		clean 0 "$P" export -f $fmt --per-process -o proc.$fmt rec &&
+		clean 0 "$P" export -f $fmt --threads -o thr.$fmt one.profil rec
+	'
+done
+test_expect_success 'firefox export of samples with times (TIME records), clean' '
+	"$S/tests/report/mktimed" timed.profil &&
+	clean 0 "$P" export -f firefox -o timed.json.gz timed.profil
+'
 test_done

@@ -25,7 +25,7 @@ groff-base           t9001 renders the man pages as man-db's man(1) does
 cppcheck             make lint (t9003)
 golang-go            go tool pprof reads the pprof export (t4001, t4002)
 chromium             headless browser for the SVG flame graph test (t4003)
-nodejs               its npm installs speedscope, which reads the folded export (t4006); JIT names (t2108)
+nodejs               npm installs speedscope (t4006), the Firefox Profiler (t4020); JIT names t2108
 default-jdk-headless t2108: the JVM's JIT names from its perf map
 clang                libFuzzer harness of the profile reader (make fuzz, t4004)
 libclang-rt-14-dev   libFuzzer and sanitizer runtimes for clang 14

@@ -1,8 +1,8 @@
 /*
  * export.h - writers of other tools' formats from a report session: gmon.out for GNU gprof,
- * profile.proto for pprof, folded stacks for flamegraph.pl and speedscope, and a
- * self-contained SVG flame graph.  Each reads the session through report/stack.h, so every
- * format names and attributes frames the way `profil report` does.
+ * profile.proto for pprof, folded stacks for flamegraph.pl and speedscope, a self-contained
+ * SVG flame graph, and the Firefox Profiler's Gecko JSON.  Each reads the session through
+ * report/stack.h, so every format names and attributes frames the way `profil report` does.
  *
  * Writers return 0 or -errno; they never print.  Output files are written under a temporary
  * name and renamed into place (struct profil_output), so a reader never sees half a file.
@@ -52,16 +52,32 @@ int profil_output_commit(struct profil_output *o);
 int profil_output_abort(struct profil_output *o, int err);
 
 /*
- * profil_export_folded - one line per distinct stack, "root;...;leaf count", frames named as
- * the flat view names them, inline frames expanded (outermost first), ';' in names written as
- * ':'.  Stacks come depth first with callees in name order, so the output does not depend on
- * the order samples were recorded in; the counts sum to the session's ticks.
+ * profil_export_title - what a picture of the session is called, in buf (len bytes): the
+ * program with the most samples, "python3 [4242]" or "cc1: 12 processes", and when others
+ * have samples too, its share and how many more programs and processes there are.  Names are
+ * escaped as the report's (report/escape.h).
+ */
+const char *profil_export_title(const struct profil_report *r, char *buf, size_t len);
+
+/* The program with the most samples, as the number of its first file
+ * (profil_report_file_program); 0 without files or memory. */
+size_t profil_export_main_program(const struct profil_report *r);
+
+/*
+ * profil_export_folded - one line per distinct stack, "program;root;...;leaf count": every
+ * stack stands on its program (the file's progname), with the session's split
+ * PROFIL_SPLIT_PROCESS on "progname[pid]" too, and PROFIL_SPLIT_THREAD on that and
+ * "thread[tid]"; then frames named as the flat view names them, inline frames expanded
+ * (outermost first), ';' in names written as ':'.  Stacks come depth first with callees in
+ * name order, so the output does not depend on the order samples were recorded in; the counts
+ * sum to the session's ticks.
  */
 int profil_export_folded(struct profil_report *r, FILE *out);
 
-/* profil_export_svg - the flame graph of the same stacks as one self-contained SVG with inline
- * script and style: hover names a frame with its samples and share, a click zooms to it, a
- * search box highlights matches.  title heads the graph. */
+/* profil_export_svg - the same stacks as one self-contained SVG with inline script and
+ * style, drawn as an icicle (the root on top, so the first screen shows where the samples
+ * are): hover names a frame with its samples and share, a click zooms to it, a search box
+ * highlights matches.  title heads the graph (profil_export_title). */
 int profil_export_svg(struct profil_report *r, const char *title, FILE *out);
 
 /*
@@ -80,9 +96,25 @@ int profil_export_html(struct profil_report *r, struct profil_report *base, cons
  * cpu/nanoseconds, one Mapping per recorded mapping that holds samples (with its file's real
  * addresses), one Location per distinct (mapping, address) with one Line per inline level, and
  * Functions named as the flat view names them.  Caller addresses are written as return address
- * minus one.
+ * minus one.  Each sample is labelled with what it ran in, under the keys of perf's converter
+ * (perf_data_converter): comm (the program) and thread_comm (the thread's name, when recorded)
+ * as strings, pid and tid as numbers.  Mapping 0, which pprof names in its heading, is the
+ * executable of the program with the most samples, and the profile's comment is the title.
  */
 int profil_export_pprof(struct profil_report *r, FILE *out);
+
+/*
+ * profil_export_firefox - a Gecko profile (JSON) for the Firefox Profiler, gzip-compressed when
+ * gzip is set: one thread per recorded thread of each file (pid, tid, name, its program as the
+ * process name), frames named as the flat view names them ("function (in module)", one per
+ * inline level), categories User, Kernel, Idle (the wait frames of --wall) and Other (markers),
+ * and one sample per tick at its time from the TIME records: a slot's ticks spread evenly over
+ * the slot, its stacks interleaved in proportion.  Ticks without a time sit at their file's
+ * start under a root frame "[no time recorded]".  title is the profile's product name.
+ * Returns 0, -ENOMEM, -EFBIG beyond PROFIL_FIREFOX_MAX_TICKS ticks, or -EIO.
+ */
+#define PROFIL_FIREFOX_MAX_TICKS	UINT64_C(50000000)
+int profil_export_firefox(struct profil_report *r, const char *title, int gzip, FILE *out);
 
 /*
  * profil_export_gmon - one gmon.out file per object that holds samples, in directory dir: the

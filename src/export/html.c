@@ -161,7 +161,8 @@ add_stack(void *arg, const struct profil_stack *st, size_t leaf)
 	return 0;
 }
 
-/* The tree's nodes but the root: "parent, name, module, flags" (1 inlined, 2 unnamed). */
+/* The tree's nodes but the root: "parent, name, module, flags" (1 inlined, 2 unnamed, 4 a
+ * label: the program, process or thread the code ran in, tree.h). */
 static int
 print_nodes(struct html *h, const struct profil_tree *t)
 {
@@ -173,7 +174,7 @@ print_nodes(struct html *h, const struct profil_tree *t)
 		const struct profil_tree_node *nd = &t->nodes[n];
 		const char *name = profil_tree_name(t, n, buf, sizeof(buf));
 		int flags = nd->inlined | (nd->bare || strcmp(name, "[unmapped]") == 0 ||
-		    strncmp(name, "[stack cut", 10) == 0) << 1;
+		    strncmp(name, "[stack cut", 10) == 0) << 1 | nd->label << 2;
 
 		fprintf(h->out, "%s%u,%ld,%ld,%d", n > 1 ? "," : "", nd->parent, str_id(h, name),
 		    str_id(h, nd->module), flags);

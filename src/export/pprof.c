@@ -22,10 +22,10 @@ enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
 	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
 	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
-	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
-	LABEL_KEY = 1, LABEL_NUM = 3,
+	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
 	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
 	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10,
@@ -159,6 +159,9 @@ struct pprof {
 	struct pb stage;		/* output not yet compressed: deflate takes it in
 					   blocks, not a call per field */
 	uint64_t *ids;			/* the sample's location ids */
+	const struct profil_file *tid_file;	/* the thread name looked up last */
+	uint32_t tid;
+	const char *tid_name;
 	int wall;			/* a --wall recording: a third value, wall time */
 	z_stream z;
 	FILE *out;
@@ -444,6 +447,20 @@ label_num(struct pprof *pp, struct pb *sample, const char *key, uint64_t v)
 	free(label.p);
 }
 
+/* A string label; an empty value is no label (perf_data_converter leaves unknown names out). */
+static void
+label_str(struct pprof *pp, struct pb *sample, const char *key, const char *v)
+{
+	struct pb label = { NULL, 0, 0, 0 };
+
+	if (v[0] == '\0')
+		return;
+	pb_uint(&label, LABEL_KEY, str_id(pp, key));
+	pb_uint(&label, LABEL_STR, str_id(pp, v));
+	pb_msg(sample, SAMPLE_LABEL, &label);
+	free(label.p);
+}
+
 static int
 add_sample(void *arg, const struct profil_stack *st)
 {
@@ -466,8 +483,17 @@ add_sample(void *arg, const struct profil_stack *st)
 	if (pp->wall)
 		pb_varint(&packed, nanoseconds(st->seconds));
 	pb_msg(&sample, SAMPLE_VALUE, &packed);
+	/* What the sample ran in, under perf_data_converter's keys: `go tool pprof -tags` shows
+	 * them, -tagfocus=comm=cc1 picks a program, -tagroot=comm puts it at the root. */
+	label_str(pp, &sample, "comm", st->file->hdr.progname);
 	label_num(pp, &sample, "pid", st->file->hdr.pid);
 	label_num(pp, &sample, "tid", st->sample->tid);
+	if (pp->tid_file != st->file || pp->tid != st->sample->tid) {
+		pp->tid_file = st->file;
+		pp->tid = st->sample->tid;
+		pp->tid_name = profil_report_thread_name(st->file, pp->tid);
+	}
+	label_str(pp, &sample, "thread_comm", pp->tid_name);
 	out_msg(pp, PROFILE_SAMPLE, &sample);
 	free(packed.p);
 	free(sample.p);
@@ -534,20 +560,53 @@ header(struct pprof *pp, struct profil_report *r)
 	pp->tmp.len = 0;
 }
 
-/* profile.proto: "mapping[0] will be the main binary", the one pprof names in its heading; so
- * the executables' mappings are numbered before any library's. */
+/*
+ * profile.proto: "mapping[0] will be the main binary", the one pprof names in its heading
+ * ("File: python3"); so the executables' mappings are numbered before any library's, those
+ * of the program with the most samples first: in a recording of a build or of a shell that
+ * runs the program, the first file read is make's or the shell's (issue 21).
+ */
 static void
 main_mappings(struct pprof *pp, struct profil_report *r)
 {
+	size_t main = profil_export_main_program(r);
 	const struct profil_file *f;
 	size_t i, j;
+	int pass;
 
-	for (i = 0; i < profil_report_nfiles(r); i++) {
-		f = profil_report_file(r, i, NULL);
-		for (j = 0; j < f->nmaps; j++)
-			if (f->hdr.exe[0] != '\0' && strcmp(f->maps[j].path, f->hdr.exe) == 0)
-				mapping_id(pp, i, f, &f->maps[j]);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < profil_report_nfiles(r); i++) {
+			if ((profil_report_file_program(r, i) == main) != (pass == 0))
+				continue;
+			f = profil_report_file(r, i, NULL);
+			for (j = 0; j < f->nmaps; j++)
+				if (f->hdr.exe[0] != '\0' &&
+				    strcmp(f->maps[j].path, f->hdr.exe) == 0)
+					mapping_id(pp, i, f, &f->maps[j]);
+		}
 	}
+}
+
+/* The title (profil_export_title) and how to see each program, as the profile's comments,
+ * which `go tool pprof -comments` prints. */
+static void
+comments(struct pprof *pp, struct profil_report *r)
+{
+	char title[1024];
+	uint64_t c[2];
+	int i;
+
+	c[0] = str_id(pp, profil_export_title(r, title, sizeof(title)));
+	c[1] = str_id(pp, "samples labelled comm (the program), pid, tid and thread_comm: "
+	    "go tool pprof -tags; -tagroot=comm,pid puts them at the root of every stack");
+	for (i = 0; i < 2; i++) {
+		pb_varint(&pp->tmp, PROFILE_COMMENT << 3);
+		pb_varint(&pp->tmp, c[i]);
+	}
+	if (pp->tmp.error)
+		pp->error = pp->tmp.error;
+	out_bytes(pp, pp->tmp.p, pp->tmp.len, Z_NO_FLUSH);
+	pp->tmp.len = 0;
 }
 
 int
@@ -577,6 +636,7 @@ profil_export_pprof(struct profil_report *r, FILE *out)
 	/* profile.proto: string_table[0] must be "", so it is the first string in. */
 	str_id(pp, "");
 	header(pp, r);
+	comments(pp, r);
 	main_mappings(pp, r);
 	err = pp->error != 0 ? pp->error : profil_report_stacks(r, add_sample, pp);
 	if (err == 0)

@@ -1,9 +1,13 @@
 /*
  * svg.c - a flame graph as one self-contained SVG: the frames are laid out here, so the file
  * shows the graph even where scripts do not run, and a small inline script adds the
- * interaction (details on hover, zoom on click, search).  Frames stand on their callers, the
- * root ("all") at the bottom; widths are ticks, siblings in name order, as flamegraph.pl
- * draws them.
+ * interaction (details on hover, zoom on click, search).  Widths are ticks, siblings in name
+ * order, as flamegraph.pl draws them; but frames hang from their callers, the root ("all") at
+ * the top, as its --inverted icicle does.  Standing on the root at the bottom, a deep
+ * recording (python3 running its json module, 200 frames) showed on the first screen only the
+ * thin tips of its deepest stacks, the wide base 2,000 pixels further down (issue 21); hanging,
+ * the root, the programs and the wide frames of the hot path are what a reader sees first, and
+ * the details and search lines stay on the first screen too, above the graph.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,8 +22,8 @@
 #define SVG_WIDTH	1200
 #define SVG_PAD		10	/* left and right margins */
 #define SVG_FRAME	16	/* frame height */
-#define SVG_TOP		70	/* title, help line and search box */
-#define SVG_BOTTOM	30	/* the details line */
+#define SVG_TOP		90	/* title, help and key lines, search box, details line */
+#define SVG_BOTTOM	10
 #define SVG_CHAR	7.0	/* average glyph width of the 12px font, to shorten labels */
 /*
  * Frames narrower than this many pixels are not drawn, nor anything above them (flamegraph.pl's
@@ -82,24 +86,31 @@ xml_puts(FILE *out, const char *str, size_t max)
 }
 
 /*
- * Colours from the name, so a function keeps its colour between graphs: warm for programs, cool
- * for shared libraries (so where a program's own code ends shows at a glance), blue-violet for
- * waits, grey for code that nothing names (module+0x..., [unmapped]) and cut stacks, as there
- * is nothing to tell those apart.
+ * Colours from the name, so a function keeps its colour between graphs: warm for programs' code,
+ * cool for shared libraries (so where a program's own code ends shows at a glance), blue-violet
+ * for waits, green for the programs, processes and threads the stacks stand on, grey for code
+ * that nothing names (module+0x..., [unmapped]) and cut stacks, as there is nothing to tell
+ * those apart.
  */
 static void
-colour(const char *name, const char *module, char *buf, size_t len)
+colour(const char *name, const char *module, int label, char *buf, size_t len)
 {
 	uint32_t h = 2166136261u;
 	const char *s;
 
+	for (s = name; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	/* What the code ran in: a program, process or thread, whatever its name says. */
+	if (label) {
+		snprintf(buf, len, "rgb(%u,%u,%u)", 150 + h % 40, 200 + (h >> 8) % 30,
+		    140 + (h >> 16) % 40);
+		return;
+	}
 	if (strstr(name, "+0x") != NULL || strcmp(name, "[unmapped]") == 0 ||
 	    strncmp(name, "[stack cut", 10) == 0) {
 		snprintf(buf, len, "rgb(190,190,190)");
 		return;
 	}
-	for (s = name; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
 	/* A thread's wait (--wall): blue-violet, as flamegraph.pl draws off-CPU time. */
 	if (strncmp(name, "[wait:", 6) == 0) {
 		snprintf(buf, len, "rgb(%u,%u,%u)", 90 + h % 40, 90 + (h >> 8) % 50, 220 + (h >> 16) % 36);
@@ -123,6 +134,10 @@ print_head(FILE *out, const char *title, unsigned height,
 	    "<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
 	    "xmlns=\"http://www.w3.org/2000/svg\" onload=\"init(evt)\">\n",
 	    SVG_WIDTH, height, SVG_WIDTH, height);
+	/* The document's own title, what a browser's tab and history show. */
+	fputs("<title>", out);
+	xml_puts(out, title, 200);
+	fputs("</title>\n", out);
 	fputs("<style type=\"text/css\">\n"
 	    "text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
 	    "#title { font-size: 17px; text-anchor: middle; }\n"
@@ -139,10 +154,12 @@ print_head(FILE *out, const char *title, unsigned height,
 	    "fill=\"rgb(250,250,242)\"/>\n", SVG_WIDTH, height);
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"24\">", SVG_WIDTH / 2);
 	xml_puts(out, title, 200);
-	fprintf(out, "</text>\n<text x=\"%d\" y=\"46\">%s. "
-	    "Hover for details, click to zoom. Red to yellow: programs; blue: shared libraries; "
-	    "%sgrey: unnamed code.</text>\n", SVG_PAD,
-	    profil_report_time_say(time, 1, said, sizeof(said)),
+	fprintf(out, "</text>\n<text x=\"%d\" y=\"44\">%s. "
+	    "Hover for details, click to zoom.</text>\n", SVG_PAD,
+	    profil_report_time_say(time, 1, said, sizeof(said)));
+	fprintf(out, "<text x=\"%d\" y=\"%d\">Callers above callees. Green: programs; red to "
+	    "yellow: their code; blue: shared libraries; %sgrey: unnamed code.</text>\n", SVG_PAD,
+	    SVG_TOP - 28,
 	    time->wall ? "blue-violet: waits; " : "");
 	fprintf(out, "<text id=\"reset\" class=\"hidden\" x=\"%d\" y=\"24\">Reset zoom</text>\n",
 	    SVG_PAD);
@@ -150,9 +167,10 @@ print_head(FILE *out, const char *title, unsigned height,
 	    "<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"search\" type=\"search\" "
 	    "placeholder=\"Search (regular expression)\"/></foreignObject>\n",
 	    SVG_WIDTH - SVG_PAD - 260);
-	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"></text>\n",
-	    SVG_WIDTH - SVG_PAD, height - 10);
-	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", SVG_PAD, height - 10);
+	/* Hover details and the search's share: on the first screen, however tall the graph. */
+	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
+	    SVG_WIDTH - SVG_PAD, SVG_TOP - 10);
+	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", SVG_PAD, SVG_TOP - 10);
 }
 
 /*
@@ -240,7 +258,7 @@ static const char svg_script[] =
  * them in their caller; the search sums matches in this order without counting a match
  * inside another twice. */
 static int
-print_frames(const struct profil_tree *t, FILE *out, unsigned height)
+print_frames(const struct profil_tree *t, FILE *out)
 {
 	const struct profil_tree_node *nd = t->nodes;
 	double scale = (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)nd[0].total, px, pw;
@@ -268,11 +286,11 @@ print_frames(const struct profil_tree *t, FILE *out, unsigned height)
 			pruned++;
 			goto next;
 		}
-		y = height - SVG_BOTTOM - (nd[n].depth + 1) * SVG_FRAME;
+		y = SVG_TOP + nd[n].depth * SVG_FRAME;
 		if (n == 0)
 			snprintf(fill, sizeof(fill), "rgb(200,200,200)");
 		else
-			colour(name, nd[n].module, fill, sizeof(fill));
+			colour(name, nd[n].module, nd[n].label, fill, sizeof(fill));
 		fprintf(out, "<g class=\"%s\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
 		    "\" data-d=\"%u\" data-name=\"", nd[n].inlined ? "f inl" : "f", x[n],
 		    nd[n].total, nd[n].depth);
@@ -344,7 +362,7 @@ profil_export_svg(struct profil_report *r, const char *title, FILE *out)
 	profil_report_time(r, PROFIL_REPORT_ALL, &time);
 	print_head(out, title, height, &time);
 	fprintf(out, svg_script, SVG_WIDTH, SVG_PAD, SVG_CHAR);
-	err = print_frames(&t, out, height);
+	err = print_frames(&t, out);
 	fprintf(out, "</svg>\n");
 	if (err == 0 && ferror(out))
 		err = -EIO;

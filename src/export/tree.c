@@ -1,7 +1,8 @@
 /*
- * tree.c - merging symbolized stacks into a tree of frames.  Names are interned so a child is
- * found by (parent, name pointer) in one hash table, whatever the fan-out; code nothing names
- * by (parent, module name pointer, offset), its name made only when it is read.
+ * tree.c - merging symbolized stacks into a tree of frames, each stack on the labels of what
+ * it ran in.  Names are interned so a child is found by (parent, name pointer) in one hash
+ * table, whatever the fan-out; code nothing names by (parent, module name pointer, offset), its
+ * name made only when it is read.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -107,6 +108,52 @@ struct tree_walk {
 	void *arg;
 };
 
+/* The label frame name under parent (a program, process or thread), counted. */
+static size_t
+label_get(struct profil_tree *t, size_t parent, const char *name, uint64_t count)
+{
+	struct node_key k = { t, parent, intern(t, name), 0, 0 };
+	size_t n;
+
+	if (k.name == NULL || (n = child_get(t, &k)) == 0)
+		return 0;
+	t->nodes[n].label = 1;
+	t->nodes[n].total = profil_count_add(t->nodes[n].total, count);
+	return n;
+}
+
+/*
+ * The label frames of stack st under the root, outermost first: its program, and with the
+ * session's split its process and thread.  Returns the last one's node, or 0 when out of
+ * memory.
+ */
+static size_t
+add_labels(struct profil_tree *t, const struct profil_stack *st, uint64_t count)
+{
+	const struct profil_file *f = st->file;
+	const char *prog = f->hdr.progname[0] != '\0' ? f->hdr.progname : "[program]";
+	char buf[PROFIL_FORMAT_MAX_NAME + 32];
+	size_t node;
+
+	node = label_get(t, 0, prog, count);
+	if (node != 0 && (t->split == PROFIL_SPLIT_PROCESS || t->split == PROFIL_SPLIT_THREAD)) {
+		snprintf(buf, sizeof(buf), "%s[%" PRIu32 "]", prog, f->hdr.pid);
+		node = label_get(t, node, buf, count);
+	}
+	if (node != 0 && t->split == PROFIL_SPLIT_THREAD) {
+		/* The last thread's name kept: a file's samples come mostly a thread at a time. */
+		if (t->tid_file != f || t->tid != st->sample->tid) {
+			t->tid_file = f;
+			t->tid = st->sample->tid;
+			t->tid_name = profil_report_thread_name(f, t->tid);
+		}
+		snprintf(buf, sizeof(buf), "%s[%" PRIu32 "]",
+		    t->tid_name[0] != '\0' ? t->tid_name : "thread", t->tid);
+		node = label_get(t, node, buf, count);
+	}
+	return node;
+}
+
 static int
 add_stack(void *arg, const struct profil_stack *st)
 {
@@ -115,10 +162,12 @@ add_stack(void *arg, const struct profil_stack *st)
 	uint64_t count = st->sample->count;
 	const char *module;
 	struct node_key k = { t, 0, NULL, 0, 0 };
-	size_t d, i, node = 0;
+	size_t d, i, node;
 	char buf[256];
 
 	t->nodes[0].total = profil_count_add(t->nodes[0].total, count);
+	if ((node = add_labels(t, st, count)) == 0)
+		return -ENOMEM;
 	for (d = st->nframes; d-- > 0;) {
 		const struct profil_stack_frame *fr = &st->frames[d];
 
@@ -218,6 +267,7 @@ profil_tree_build_each(struct profil_tree *t, struct profil_report *r,
 	if (t->nodes == NULL)
 		return -ENOMEM;
 	t->n = 1;
+	t->split = profil_report_get_split(r);
 	err = profil_report_stacks(r, add_stack, &w);
 	if (err == 0)
 		err = sort_children(t);

@@ -1,6 +1,11 @@
 /*
  * tree.h - the stacks of a session merged into a tree of frames (a trie, root first), what
  * folded stacks and flame graphs are drawn from.  Internal to src/export.
+ *
+ * Every stack stands on its program (the file's progname), so a recording of a build keeps
+ * cc1, as and ld apart instead of merging them under one _start; with the session's split
+ * (profil_report_set_split) PROCESS, on "progname[pid]" too, and THREAD, on that and
+ * "thread[tid]" (the thread's recorded name).  These frames are labels, not code.
  */
 #ifndef PROFIL_EXPORT_TREE_H
 #define PROFIL_EXPORT_TREE_H
@@ -9,6 +14,7 @@
 #include <stdint.h>
 
 #include "report/index.h"
+#include "report/report.h"
 
 struct profil_report;
 
@@ -32,9 +38,10 @@ struct profil_tree_node {
 	uint32_t parent;
 	uint32_t child;			/* first child, children sorted by name */
 	uint32_t next;			/* next sibling */
-	unsigned depth : 30;		/* root 0 */
+	unsigned depth : 29;		/* root 0 */
 	unsigned inlined : 1;		/* code inlined into its caller (the first stack seen) */
 	unsigned bare : 1;		/* named module+0xoffset */
+	unsigned label : 1;		/* a program, process or thread: what the code ran in */
 };
 
 struct profil_tree {
@@ -43,10 +50,14 @@ struct profil_tree {
 	struct profil_index index;	/* (parent, name) -> node; the root is not in it */
 	struct profil_strtab names;	/* node and module names, ';' and line breaks replaced */
 	unsigned max_depth;
+	enum profil_report_split split;	/* the session's: which labels stacks stand on */
+	const struct profil_file *tid_file;	/* the thread name looked up last */
+	uint32_t tid;
+	const char *tid_name;
 };
 
-/* Builds the tree of every sample of r.  Returns 0 or -ENOMEM, also beyond 2^32 - 1 nodes
- * (release it either way). */
+/* Builds the tree of every sample of r, each stack on its labels (above).  Returns 0 or
+ * -ENOMEM, also beyond 2^32 - 1 nodes (release it either way). */
 int profil_tree_build(struct profil_tree *t, struct profil_report *r);
 /*
  * The same, calling fn(arg, stack, leaf) after each stack is added with the node its leaf frame

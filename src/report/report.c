@@ -244,9 +244,8 @@ profil_report_sample_seconds(const struct profil_report *r, size_t i,
 	    0;
 }
 
-/* The name of thread tid in file f, "" when the recorder never saw it alive. */
-static const char *
-thread_name(const struct profil_file *f, uint32_t tid)
+const char *
+profil_report_thread_name(const struct profil_file *f, uint32_t tid)
 {
 	size_t i;
 
@@ -311,7 +310,7 @@ report_pc(struct profil_report *r, const struct report_file *rf, struct profil_l
 		e->e.proc = r->split == PROFIL_SPLIT_PROGRAM ? rf->program : fi;
 		if (r->split == PROFIL_SPLIT_THREAD) {
 			e->e.tid = s->tid;
-			e->e.thread = thread_name(rf->f, s->tid);
+			e->e.thread = profil_report_thread_name(rf->f, s->tid);
 		}
 	}
 	e->e.count = profil_count_add(e->e.count, count);
@@ -558,7 +557,8 @@ profil_report_cpu_waits_say(const struct profil_report *r, size_t i, char *buf, 
 	at = (size_t)snprintf(buf, len, "waited for a CPU: %.3f s;", rf->cpu_waiting_seconds);
 	for (k = 0; k < n; k++) {
 		char shown[256];
-		const char *name = profil_escape(thread_name(f, w[k].tid), shown, sizeof(shown));
+		const char *name = profil_escape(profil_report_thread_name(f, w[k].tid), shown,
+		    sizeof(shown));
 
 		/* The longest waits by name, the others in one sum, so the line stays a line. */
 		if (k >= PROFIL_REPORT_CPU_WAITERS) {

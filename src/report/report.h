@@ -154,6 +154,10 @@ uint64_t profil_count_add(uint64_t a, uint64_t b);
 /* The ticks of file i (the sum of its samples' counts). */
 uint64_t profil_report_file_total(const struct profil_report *r, size_t i);
 
+/* The name thread tid of file f was recorded with (its THREAD record), "" when the recorder
+ * never saw it alive.  Linear in the file's threads: callers that ask often keep the answer. */
+const char *profil_report_thread_name(const struct profil_file *f, uint32_t tid);
+
 /*
  * The program of file i: the number of the first file with the same progname, so files of one
  * program share it.  Out of range gives i.

@@ -25,7 +25,7 @@ def check(ok, what):
 
 
 class Browser:
-    def __init__(self, width, height):
+    def __init__(self, height, width=1200):
         self.profile = tempfile.mkdtemp(prefix="profil-chromium.")
         r3, self.w3 = os.pipe()
         self.r4, w4 = os.pipe()
@@ -141,7 +141,7 @@ def png_pixels(data):
 def open_page(url, width, height, ready="document.readyState === 'complete'", timeout=20):
     """A browser showing url in a viewport of width x height once ready (an expression) holds,
     and how long that took in seconds (None when it never did)."""
-    br = Browser(width, height)
+    br = Browser(height, width)
     t0 = time.time()
     target = br.send("Target.createTarget", {"url": "about:blank"})
     br.session = br.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True},

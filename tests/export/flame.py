@@ -22,11 +22,30 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import browser  # noqa: E402
-from browser import png_pixels  # noqa: E402
 
 WIDTH = 1200
 FULL = WIDTH - 2 * 10
 check = browser.check
+png_pixels = browser.png_pixels
+
+
+class Browser(browser.Browser):
+    """browser.Browser that opens flame graphs: open() waits for the graph's script."""
+
+    def open(self, path, width, height):
+        """Opens file path in a new page of width x height and waits for the graph's script."""
+        target = self.send("Target.createTarget", {"url": "file://" + os.path.abspath(path)})
+        self.session = self.send("Target.attachToTarget",
+                                 {"targetId": target["targetId"], "flatten": True},
+                                 session=False)["sessionId"]
+        # A new target's viewport need not be the window's: make it the size asked.
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.eval("document.readyState === 'complete' && typeof boxes !== 'undefined'"):
+                break
+            time.sleep(0.05)
 
 
 def box(br, name):
@@ -47,20 +66,9 @@ def main():
     with open(svg) as f:
         head = f.read(4096)
     height = int(head.split('height="', 1)[1].split('"', 1)[0])
-    br = browser.Browser(WIDTH, height)
+    br = Browser(height)
     try:
-        target = br.send("Target.createTarget", {"url": "file://" + os.path.abspath(svg)})
-        br.session = br.send("Target.attachToTarget",
-                             {"targetId": target["targetId"], "flatten": True},
-                             session=False)["sessionId"]
-        # A new target's viewport need not be the window's: make it the graph's size.
-        br.send("Emulation.setDeviceMetricsOverride",
-                {"width": WIDTH, "height": height, "deviceScaleFactor": 1, "mobile": False})
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            if br.eval("document.readyState === 'complete' && typeof boxes !== 'undefined'"):
-                break
-            time.sleep(0.05)
+        br.open(svg, WIDTH, height)
         root = box(br, "all")
         check(root is not None and abs(root["w"] - FULL) < 0.5,
               "the graph renders: the root frame spans %s of %d px" %

@@ -30,7 +30,7 @@ def main():
     with open(loader, "w") as f:
         f.write("speedscope.loadFileFromBase64(%s, %s)" % (json.dumps(name), json.dumps(data)))
     url = "file://%s/dist/release/index.html#localProfilePath=%s" % (os.path.abspath(app), loader)
-    br = browser.Browser(WIDTH, HEIGHT)
+    br = browser.Browser(HEIGHT, WIDTH)
     rows = []
     try:
         target = br.send("Target.createTarget", {"url": url})

@@ -1,7 +1,8 @@
 /*
  * export.c - libFuzzer harness of the exporters: whatever a profile that the reader accepts
- * holds (any stacks, depths, counts, rates, epochs, mappings), folding, the flame graph and the
- * pprof encoder neither crash nor overflow nor leak (ASan and UBSan, see `make fuzz`).
+ * holds (any stacks, depths, counts, rates, epochs, mappings, times), folding, the flame graph,
+ * the pprof and the Firefox encoders neither crash nor overflow nor leak (ASan and UBSan, see
+ * `make fuzz`).
  *
  * Inputs get their checksums made right (crc.h).  Every mapping is renamed to a pseudo path, so
  * the symbolizer opens no file whatever the input names; its lookups then answer module+offset,
@@ -50,10 +51,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = profil_report_new();
 	if (r == NULL)
 		abort();
+	/* Stacks stand on their program, and on odd sizes on its process and thread too, whose
+	 * names come from the input. */
+	profil_report_set_split(r, size & 1 ? PROFIL_SPLIT_THREAD : PROFIL_SPLIT_NONE);
 	if (profil_report_add(r, "fuzz", f) == 0) {
 		(void)profil_export_folded(r, devnull);
 		(void)profil_export_pprof(r, devnull);
-		(void)profil_export_svg(r, "fuzz", devnull);
+		(void)profil_export_svg(r, profil_export_title(r, err, sizeof(err)), devnull);
+		/* One entry per tick: a hostile count would only make the run slow. */
+		if (profil_report_total(r) <= 65536)
+			(void)profil_export_firefox(r, profil_export_title(r, err, sizeof(err)),
+			    (int)(profil_report_total(r) & 1), devnull);
 		(void)profil_export_html(r, NULL, "fuzz", devnull);
 		clearerr(devnull);
 	}

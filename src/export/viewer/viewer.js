@@ -322,7 +322,8 @@ function functions(t) {
 	while (stack.length > 0) {
 		var top = stack[stack.length - 1];
 		k = it[it.length - 1];
-		if (k === 0 && top !== 0) {
+		/* Labels (program, process, thread) are what code ran in, not functions. */
+		if (k === 0 && top !== 0 && !(t.flags[top] & 4)) {
 			var nm = t.name[top] + 1;
 			e = byName[nm];
 			if (e === undefined) {
@@ -344,7 +345,7 @@ function functions(t) {
 			stack.push(t.kidList[c + k]);
 			it.push(0);
 		} else {
-			if (top !== 0)
+			if (top !== 0 && !(t.flags[top] & 4))
 				onPath[t.name[top] + 1]--;
 			stack.pop();
 			it.pop();
@@ -388,6 +389,8 @@ function hash(s) {
 }
 function colour(t, n) {
 	var name = str(t.name[n]), mod = str(t.mod[n]), h = hash(name);
+	if (t.flags[n] & 4)
+		return 'rgb(200,210,225)';
 	if (diffBy !== null) {
 		var d = diffOf(t.name[n]);
 		if (d === null)
@@ -710,7 +713,7 @@ function flamePanel() {
 		if (f === null)
 			return;
 		state.zoom = f.n;
-		if (f.n !== 0)
+		if (f.n !== 0 && !(V.flags[f.n] & 4))
 			state.selected = V.name[f.n];
 		renderRight();
 		renderDetails();
