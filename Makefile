@@ -71,7 +71,18 @@ $(B)/cli/%.o: %.c | cli-deps
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/profil: $(CLI_SRC:%.c=$(B)/cli/%.o)
+# The HTML viewer's own style and script (src/export/viewer/), compiled into the command.
+VIEWER_ASSETS := profil_viewer_css=src/export/viewer/viewer.css \
+	profil_viewer_js=src/export/viewer/viewer.js
+VIEWER_C      := $(B)/cli/gen/viewer-assets.c
+VIEWER_OBJ    := $(B)/cli/gen/viewer-assets.o
+$(VIEWER_C): $(foreach a,$(VIEWER_ASSETS),$(lastword $(subst =, ,$(a)))) tools/embed.sh
+	@mkdir -p $(@D)
+	tools/embed.sh $(VIEWER_ASSETS) > $@.tmp && mv $@.tmp $@
+$(VIEWER_OBJ): $(VIEWER_C)
+	$(CC) $(CLI_CFLAGS) -c $< -o $@
+
+$(B)/profil: $(CLI_SRC:%.c=$(B)/cli/%.o) $(VIEWER_OBJ)
 	$(CC) -o $@ $^ $(CLI_LIBS)
 
 # Signal context may only reach what tools/signal-safe.allow lists: the build fails otherwise.
@@ -146,7 +157,7 @@ $(B)/tests/unit/format: src/format/crc32.c src/format/open.c src/format/reader.c
 
 # Report tests link the command's objects but cmd/ (main() is there), and two libraries of
 # their own: one linked, one to dlopen.
-CLI_LIB_OBJ     := $(filter-out $(B)/cli/cmd/%,$(CLI_SRC:%.c=$(B)/cli/%.o))
+CLI_LIB_OBJ     := $(filter-out $(B)/cli/cmd/%,$(CLI_SRC:%.c=$(B)/cli/%.o)) $(VIEWER_OBJ)
 REPORT_TEST_SRC := $(wildcard tests/report/*.c)
 REPORT_TEST_BIN := $(REPORT_TEST_SRC:tests/report/%.c=$(B)/tests/report/%)
 REPORT_TEST_LIB := $(B)/tests/report/libshared.so $(B)/tests/report/libplugin.so
@@ -248,7 +259,7 @@ FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefine
 FUZZ_FORMAT  := src/format/reader.c src/format/open.c src/format/crc32.c
 # The report reads unwind entries to name a stripped binary's code (module_elf.c).
 FUZZ_EXPORT  := $(FUZZ_FORMAT) $(wildcard src/report/*.c src/export/*.c) src/cfi/object.c \
-	src/cfi/frame.c src/cfi/zlib.c src/sample/walk.c
+	src/cfi/frame.c src/cfi/zlib.c src/sample/walk.c $(VIEWER_C)
 
 $(B)/tests/fuzz/reader: tests/fuzz/reader.c tests/fuzz/crc.h $(FUZZ_FORMAT) src/format/format.h
 	@mkdir -p $(@D)

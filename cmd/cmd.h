@@ -27,6 +27,7 @@ int profil_cmd_serve(int argc, char **argv);
 
 /* -F HZ of record, top and serve: 0 for 1 to 20000, else -1. */
 int profil_cmd_parse_hz(const char *s, unsigned long *hz);
+int profil_cmd_view(int argc, char **argv);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
@@ -42,6 +43,28 @@ struct profil_report;
  * first file that cannot be read, after one message naming it.  Returns 0, or 1 (exit status).
  */
 int profil_cmd_load(struct profil_report *r, int npaths, char **paths);
+
+/*
+ * profil_cmd_load_base - the profiles at path (a file or directory) in a session of their own,
+ * for --diff BASE, demangled or not as the session compared with it; NULL after a message.
+ */
+struct profil_report *profil_cmd_load_base(const char *path, int demangle);
+
+/*
+ * profil_cmd_sessions - the session *r of the profiles at paths (as profil_cmd_load reads
+ * them; their modules warned about), demangled or not, split as split says, and with diff
+ * (else NULL) the base *base of --diff.  Returns 0, or 1 after a message; free both sessions
+ * either way.
+ */
+int profil_cmd_sessions(int npaths, char **paths, int demangle, int split, const char *diff,
+    struct profil_report **r, struct profil_report **base);
+
+/*
+ * profil_cmd_export_to - writes r in format (as export --format names it; html compares
+ * with base, or NULL) to out.  Returns 0, or 1 after a message naming out.
+ */
+int profil_cmd_export_to(struct profil_report *r, struct profil_report *base,
+    const char *format, const char *out);
 
 /*
  * Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF)

@@ -13,6 +13,7 @@ const struct profil_cmd profil_cmds[] = {
 	{ "export", profil_cmd_export, "write profiles for gprof, pprof, flame graphs" },
 	{ "top", profil_cmd_top, "the hottest functions of running programs, live" },
 	{ "serve", profil_cmd_serve, "keep recording; serve pprof profiles over HTTP" },
+	{ "view", profil_cmd_view, "open recorded profiles in the browser's viewer" },
 	{ NULL, NULL, NULL },
 };
 
