@@ -24,10 +24,10 @@ int profil_cmd_dump(int argc, char **argv);
 int profil_cmd_export(int argc, char **argv);
 int profil_cmd_top(int argc, char **argv);
 int profil_cmd_serve(int argc, char **argv);
+int profil_cmd_view(int argc, char **argv);
 
 /* -F HZ of record, top and serve: 0 for 1 to 20000, else -1. */
 int profil_cmd_parse_hz(const char *s, unsigned long *hz);
-int profil_cmd_view(int argc, char **argv);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
