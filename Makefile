@@ -31,9 +31,11 @@ REC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/cfi/zlib.c,$(wildcard src/re
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
 CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c \
-	src/jit/*.c src/profile/*.c \
+	src/jit/*.c src/fleet/*.c src/profile/*.c \
 	src/cfi/*.c) src/sample/walk.c
-CLI_PKGS   := libdw zlib
+# libmicrohttpd: profil serve's HTTP server (requests parsed by a maintained library).
+# libcurl: profil serve --push, the Pyroscope push client (src/fleet/push.c).
+CLI_PKGS   := libdw zlib libmicrohttpd libcurl
 PKG_CONFIG ?= pkg-config
 CLI_CFLAGS := $(BASE) -Iinclude -Isrc $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS) 2>/dev/null)
 # binutils' libiberty demangles C++ and Rust names, as c++filt does; it has no pkg-config file and
@@ -70,7 +72,18 @@ $(B)/cli/%.o: %.c | cli-deps
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/profil: $(CLI_SRC:%.c=$(B)/cli/%.o)
+# The HTML viewer's own style and script (src/export/viewer/), compiled into the command.
+VIEWER_ASSETS := profil_viewer_css=src/export/viewer/viewer.css \
+	profil_viewer_js=src/export/viewer/viewer.js
+VIEWER_C      := $(B)/cli/gen/viewer-assets.c
+VIEWER_OBJ    := $(B)/cli/gen/viewer-assets.o
+$(VIEWER_C): $(foreach a,$(VIEWER_ASSETS),$(lastword $(subst =, ,$(a)))) tools/embed.sh
+	@mkdir -p $(@D)
+	tools/embed.sh $(VIEWER_ASSETS) > $@.tmp && mv $@.tmp $@
+$(VIEWER_OBJ): $(VIEWER_C)
+	$(CC) $(CLI_CFLAGS) -c $< -o $@
+
+$(B)/profil: $(CLI_SRC:%.c=$(B)/cli/%.o) $(VIEWER_OBJ)
 	$(CC) -o $@ $^ $(CLI_LIBS)
 
 # Signal context may only reach what tools/signal-safe.allow lists: the build fails otherwise.
@@ -146,7 +159,7 @@ $(B)/tests/unit/format: src/format/crc32.c src/format/open.c src/format/reader.c
 
 # Report tests link the command's objects but cmd/ (main() is there), and two libraries of
 # their own: one linked, one to dlopen.
-CLI_LIB_OBJ     := $(filter-out $(B)/cli/cmd/%,$(CLI_SRC:%.c=$(B)/cli/%.o))
+CLI_LIB_OBJ     := $(filter-out $(B)/cli/cmd/%,$(CLI_SRC:%.c=$(B)/cli/%.o)) $(VIEWER_OBJ)
 REPORT_TEST_SRC := $(wildcard tests/report/*.c)
 REPORT_TEST_BIN := $(REPORT_TEST_SRC:tests/report/%.c=$(B)/tests/report/%)
 REPORT_TEST_LIB := $(B)/tests/report/libshared.so $(B)/tests/report/libplugin.so
@@ -160,6 +173,12 @@ $(B)/tests/report/%: tests/report/%.c tests/tap.h $(wildcard tests/report/*.h) $
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_OBJ) -L$(B)/tests/report \
 		-Wl,-rpath,$(abspath $(B))/tests/report -lshared -ldl $(CLI_LIBS)
+
+# The push client's driver (tests/fleet): the command's objects but cmd/, as the report tests.
+FLEET_TEST_BIN := $(B)/tests/fleet/pushdrive
+$(B)/tests/fleet/%: tests/fleet/%.c src/fleet/push.h $(CLI_LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_OBJ) $(CLI_LIBS)
 
 $(B)/bench/%: bench/progs/%.c $(B)/libprofil.so
 	@mkdir -p $(@D)
@@ -242,7 +261,7 @@ FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefine
 FUZZ_FORMAT  := src/format/reader.c src/format/open.c src/format/crc32.c
 # The report reads unwind entries to name a stripped binary's code (module_elf.c).
 FUZZ_EXPORT  := $(FUZZ_FORMAT) $(wildcard src/report/*.c src/export/*.c) src/cfi/object.c \
-	src/cfi/frame.c src/cfi/zlib.c src/sample/walk.c
+	src/cfi/frame.c src/cfi/zlib.c src/sample/walk.c $(VIEWER_C)
 
 $(B)/tests/fuzz/reader: tests/fuzz/reader.c tests/fuzz/crc.h $(FUZZ_FORMAT) src/format/format.h
 	@mkdir -p $(@D)
@@ -297,7 +316,7 @@ demo: deps
 	$(B)/profil report -n 6 $(B)/demo.profil.out
 
 tests: all $(UNIT_BIN) $(PROG_BIN) $(REPORT_TEST_LIB) $(REPORT_TEST_BIN) $(RECORD_TEST_LIB) $(RECORD_TEST_BIN) $(PG_BIN) \
-	$(FUZZ_BIN)
+	$(FUZZ_BIN) $(FLEET_TEST_BIN)
 
 # The test scripts cd into a scratch directory: they need B as an absolute path.
 check: deps

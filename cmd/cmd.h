@@ -23,6 +23,11 @@ int profil_cmd_record(int argc, char **argv);
 int profil_cmd_dump(int argc, char **argv);
 int profil_cmd_export(int argc, char **argv);
 int profil_cmd_top(int argc, char **argv);
+int profil_cmd_serve(int argc, char **argv);
+int profil_cmd_view(int argc, char **argv);
+
+/* -F HZ of record, top and serve: 0 for 1 to 20000, else -1. */
+int profil_cmd_parse_hz(const char *s, unsigned long *hz);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
@@ -38,6 +43,28 @@ struct profil_report;
  * first file that cannot be read, after one message naming it.  Returns 0, or 1 (exit status).
  */
 int profil_cmd_load(struct profil_report *r, int npaths, char **paths);
+
+/*
+ * profil_cmd_load_base - the profiles at path (a file or directory) in a session of their own,
+ * for --diff BASE, demangled or not as the session compared with it; NULL after a message.
+ */
+struct profil_report *profil_cmd_load_base(const char *path, int demangle);
+
+/*
+ * profil_cmd_sessions - the session *r of the profiles at paths (as profil_cmd_load reads
+ * them; their modules warned about), demangled or not, split as split says, and with diff
+ * (else NULL) the base *base of --diff.  Returns 0, or 1 after a message; free both sessions
+ * either way.
+ */
+int profil_cmd_sessions(int npaths, char **paths, int demangle, int split, const char *diff,
+    struct profil_report **r, struct profil_report **base);
+
+/*
+ * profil_cmd_export_to - writes r in format (as export --format names it; html compares
+ * with base, or NULL) to out.  Returns 0, or 1 after a message naming out.
+ */
+int profil_cmd_export_to(struct profil_report *r, struct profil_report *base,
+    const char *format, const char *out);
 
 /*
  * Warns once per module the samples touched that stays unsymbolized (missing, changed, not ELF)
@@ -80,6 +107,16 @@ struct profil_cmd_record_opts {
 };
 
 struct profil_cmd_outdir;
+
+/*
+ * profil_cmd_outside_refused - whether perf events are refused for what o names (-a, -p or a
+ * command, subject): after one line naming the sysctl or capability ("perf events refused
+ * (...; kernel.perf_event_paranoid=N): <why>", why saying what the subcommand does then), 2
+ * where the caller records from inside instead (inside set, never for -a), else 1; 0 when
+ * they are not refused.
+ */
+int profil_cmd_outside_refused(const struct profil_cmd_record_opts *o, const char *subject,
+    const char *why, int inside);
 
 /*
  * profil_cmd_record_inside - records the command cmd from inside (the preloaded recorder, for

@@ -1,7 +1,7 @@
 /*
  * export.c - `profil export --format=FMT [-o OUT] [PATH...]`: recorded profiles in other tools'
- * formats (gmon, pprof, folded, svg, firefox).  PATHs are read as `profil report` reads them.  See
- * profil(1).
+ * formats (gmon, pprof, folded, svg, firefox, html).  PATHs are read as `profil report` reads
+ * them.  See profil(1), docs/viewer.md for html.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +28,7 @@ static const struct export_format {
 	{ "pprof", "profil.pb.gz", "gzip-compressed profile.proto for go tool pprof" },
 	{ "folded", "-", "folded stacks for flamegraph.pl and speedscope" },
 	{ "svg", "profil.svg", "an interactive flame graph" },
+	{ "html", "profil.html", "the interactive viewer, one self-contained page" },
 	{ "firefox", "profil.json.gz", "Gecko JSON for the Firefox Profiler, over time "
 	    "(gzip when OUT ends in .gz)" },
 	{ NULL, NULL, NULL },
@@ -39,7 +40,7 @@ usage(FILE *f)
 	const struct export_format *x;
 
 	fprintf(f, "usage: profil export --format=FMT [-o OUT] [--per-process | --threads]\n"
-	    "           [--no-demangle] [PATH...]\n"
+	    "           [--diff BASE] [--no-demangle] [PATH...]\n"
 	    "  PATH        a profile file or a directory of them (default "
 	    PROFIL_CMD_DEFAULT_DIR ")\n"
 	    "  -f, --format FMT  one of:\n");
@@ -48,6 +49,7 @@ usage(FILE *f)
 	fprintf(f, "  -o, --output OUT  where to write; - is standard output\n"
 	    "  --per-process     folded, svg: stacks stand on their process, under their program\n"
 	    "  --threads         folded, svg: and on their thread (name[tid]), under the process\n"
+	    "  --diff BASE       html: colour each frame by its change from BASE\n"
 	    "  --no-demangle     C++ and Rust names as the symbol tables spell them\n");
 	return f == stdout ? 0 : 2;
 }
@@ -102,7 +104,8 @@ ends_gz(const char *path)
 
 /* gmon: a directory of files; the others: one file. */
 static int
-run_export(struct profil_report *r, const struct export_format *x, const char *out)
+run_export(struct profil_report *r, struct profil_report *base, const struct export_format *x,
+    const char *out)
 {
 	struct profil_output o;
 	char title[512];
@@ -142,7 +145,8 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 		    out);
 		return 1;
 	}
-	if (strcmp(x->name, "svg") == 0 && profil_report_total(r) == 0) {
+	if ((strcmp(x->name, "svg") == 0 || strcmp(x->name, "html") == 0) &&
+	    profil_report_total(r) == 0) {
 		profil_cmd_error("no samples to draw", out);
 		return 1;
 	}
@@ -159,8 +163,10 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 		firefox_warn_untimed(r);
 		err = profil_export_firefox(r, profil_export_title(r, title, sizeof(title)),
 		    ends_gz(out), o.f);
-	}
-	else
+	} else if (strcmp(x->name, "html") == 0) {
+		err = profil_export_html(r, base, profil_export_title(r, title, sizeof(title)),
+		    o.f);
+	} else
 		err = profil_export_pprof(r, o.f);
 	if (err != 0) {
 		err = profil_output_abort(&o, err);
@@ -176,6 +182,19 @@ run_export(struct profil_report *r, const struct export_format *x, const char *o
 }
 
 int
+profil_cmd_export_to(struct profil_report *r, struct profil_report *base, const char *format,
+    const char *out)
+{
+	const struct export_format *x;
+
+	for (x = formats; x->name != NULL; x++)
+		if (strcmp(x->name, format) == 0)
+			return run_export(r, base, x, out);
+	profil_cmd_error("unknown format", format);
+	return 1;
+}
+
+int
 profil_cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -184,12 +203,13 @@ profil_cmd_export(int argc, char **argv)
 		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "per-process", no_argument, NULL, 'P' },
 		{ "threads", no_argument, NULL, 'T' },
+		{ "diff", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct export_format *x = NULL;
-	const char *out = NULL;
-	struct profil_report *r;
+	const char *out = NULL, *diff = NULL;
+	struct profil_report *r, *base;
 	enum profil_report_split split = PROFIL_SPLIT_NONE;
 	int c, rc, demangle = 1;
 
@@ -224,6 +244,9 @@ profil_cmd_export(int argc, char **argv)
 			}
 			split = c == 'P' ? PROFIL_SPLIT_PROCESS : PROFIL_SPLIT_THREAD;
 			break;
+		case 'd':
+			diff = optarg;
+			break;
 		case 'h':
 			return usage(stdout);
 		case ':':
@@ -248,22 +271,18 @@ profil_cmd_export(int argc, char **argv)
 		    x->name);
 		return usage(stderr);
 	}
+	if (diff != NULL && strcmp(x->name, "html") != 0) {
+		profil_cmd_error("--diff is for --format=html, not", x->name);
+		return usage(stderr);
+	}
 	if (strcmp(x->name, "gmon") == 0 && strcmp(out, "-") == 0) {
 		profil_cmd_error("gmon writes one file per object into a directory, not", out);
 		return usage(stderr);
 	}
-	r = profil_report_new();
-	if (r == NULL) {
-		profil_cmd_error("out of memory", NULL);
-		return 1;
-	}
-	profil_symbolizer_set_demangle(profil_report_symbolizer(r), demangle);
-	profil_report_set_split(r, split);
-	rc = profil_cmd_load(r, argc - optind, argv + optind);
-	if (rc == 0) {
-		profil_cmd_warn_modules(r, 0);
-		rc = run_export(r, x, out);
-	}
+	rc = profil_cmd_sessions(argc - optind, argv + optind, demangle, split, diff, &r, &base);
+	if (rc == 0)
+		rc = run_export(r, base, x, out);
+	profil_report_free(base);
 	profil_report_free(r);
 	return rc;
 }

@@ -184,3 +184,45 @@ profil_cmd_warn_modules(const struct profil_report *r, int each)
 		fprintf(stderr, " (--lines names each)\n");
 	}
 }
+
+struct profil_report *
+profil_cmd_load_base(const char *path, int demangle)
+{
+	struct profil_report *base = profil_report_new();
+	char *paths[1];
+
+	if (base == NULL) {
+		profil_cmd_error("out of memory", NULL);
+		return NULL;
+	}
+	profil_symbolizer_set_demangle(profil_report_symbolizer(base), demangle);
+	paths[0] = (char *)(uintptr_t)path;
+	if (profil_cmd_load(base, 1, paths) != 0) {
+		profil_report_free(base);
+		return NULL;
+	}
+	profil_cmd_warn_modules(base, 0);
+	return base;
+}
+
+int
+profil_cmd_sessions(int npaths, char **paths, int demangle, int split, const char *diff,
+    struct profil_report **r, struct profil_report **base)
+{
+	int rc;
+
+	*base = NULL;
+	*r = profil_report_new();
+	if (*r == NULL) {
+		profil_cmd_error("out of memory", NULL);
+		return 1;
+	}
+	profil_symbolizer_set_demangle(profil_report_symbolizer(*r), demangle);
+	profil_report_set_split(*r, (enum profil_report_split)split);
+	rc = profil_cmd_load(*r, npaths, paths);
+	if (rc == 0 && diff != NULL && (*base = profil_cmd_load_base(diff, demangle)) == NULL)
+		rc = 1;
+	if (rc == 0)
+		profil_cmd_warn_modules(*r, 0);
+	return rc;
+}

@@ -518,3 +518,36 @@ profil_cmd_outdir_release(struct profil_cmd_outdir *d)
 	d->before = NULL;
 	d->nbefore = 0;
 }
+
+void
+profil_cmd_outdir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d != NULL && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d != NULL)
+		closedir(d);
+	rmdir(dir);
+}
+
+int
+profil_cmd_outdir_private(struct profil_cmd_outdir *d, char *dir, size_t len, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, len, "%s/%s.XXXXXX", tmp != NULL && *tmp != '\0' ? tmp : "/tmp", name);
+	if (mkdtemp(dir) == NULL) {
+		profil_cmd_error("cannot make a directory for the recording", strerror(errno));
+		return 1;
+	}
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if (profil_cmd_outdir_open(d, dir, 0) != 0) {
+		rmdir(dir);
+		return 1;
+	}
+	return 0;
+}

@@ -46,4 +46,18 @@ void profil_cmd_outdir_summary(const struct profil_cmd_outdir *d);
 /* Closes the directory and forgets the list. */
 void profil_cmd_outdir_release(struct profil_cmd_outdir *d);
 
+/*
+ * profil_cmd_outdir_private - a private recording (profil top's, profil serve's): a new
+ * directory $TMPDIR/<name>.XXXXXX (default /tmp), its path in dir (len bytes), opened as d.
+ * Returns 0, or 1 (the exit status) after a message, nothing left behind.
+ */
+int profil_cmd_outdir_private(struct profil_cmd_outdir *d, char *dir, size_t len,
+    const char *name);
+
+/*
+ * profil_cmd_outdir_remove - removes a private recording (profil top's, profil serve's): what
+ * the recorder wrote there (profiles, temporaries), and the directory.
+ */
+void profil_cmd_outdir_remove(const char *dir);
+
 #endif /* PROFIL_CMD_OUTDIR_H */

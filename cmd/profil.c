@@ -12,6 +12,8 @@ const struct profil_cmd profil_cmds[] = {
 	{ "dump", profil_cmd_dump, "print every field of profile files as text" },
 	{ "export", profil_cmd_export, "write profiles for gprof, pprof, flame graphs" },
 	{ "top", profil_cmd_top, "the hottest functions of running programs, live" },
+	{ "serve", profil_cmd_serve, "keep recording; serve pprof profiles over HTTP" },
+	{ "view", profil_cmd_view, "open recorded profiles in the browser's viewer" },
 	{ NULL, NULL, NULL },
 };
 

@@ -111,8 +111,8 @@ find_library(char *out, size_t cap)
 	return -1;
 }
 
-static int
-parse_hz(const char *s, unsigned long *hz)
+int
+profil_cmd_parse_hz(const char *s, unsigned long *hz)
 {
 	char *end;
 
@@ -990,6 +990,30 @@ record_system(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *
 }
 
 int
+profil_cmd_outside_refused(const struct profil_cmd_record_opts *o, const char *subject,
+    const char *why, int inside)
+{
+	char what[300], v[32];
+	int rc;
+
+	if (o->all) {
+		if (profil_outside_probe_system(what, sizeof(what)) < 0) {
+			profil_cmd_error(what, "-a");
+			return 1;
+		}
+		return 0;
+	}
+	if ((rc = profil_cmd_outside_probe()) < 0) {
+		profil_outside_sysctl("perf_event_paranoid", v, sizeof(v));
+		snprintf(what, sizeof(what), "perf events refused (%s; kernel.perf_event_paranoid="
+		    "%s): %s", strerror(-rc), v, why);
+		profil_cmd_error(what, subject);
+		return inside ? 2 : 1;
+	}
+	return 0;
+}
+
+int
 profil_cmd_record_outside(const struct profil_cmd_record_opts *o, char **cmd,
     struct profil_cmd_outdir *out)
 {
@@ -1108,7 +1132,7 @@ profil_cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+F:go:xp:aqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			if (parse_hz(optarg, &o.hzv) < 0) {
+			if (profil_cmd_parse_hz(optarg, &o.hzv) < 0) {
 				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
 				return 2;
 			}

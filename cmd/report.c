@@ -79,27 +79,6 @@ warn_no_stacks(struct profil_report *r)
 	}
 }
 
-/* Loads base for --diff into a session of its own, named as r names; NULL after a message. */
-static struct profil_report *
-load_base(const char *path, int demangle)
-{
-	struct profil_report *base = profil_report_new();
-	char *paths[1];
-
-	if (base == NULL) {
-		profil_cmd_error("out of memory", NULL);
-		return NULL;
-	}
-	profil_symbolizer_set_demangle(profil_report_symbolizer(base), demangle);
-	paths[0] = (char *)(uintptr_t)path;
-	if (profil_cmd_load(base, 1, paths) != 0) {
-		profil_report_free(base);
-		return NULL;
-	}
-	profil_cmd_warn_modules(base, 0);
-	return base;
-}
-
 static int
 print_view(struct profil_report *r, enum report_view view, const char *arg,
     const struct profil_flat_options *opt, int demangle)
@@ -123,7 +102,7 @@ print_view(struct profil_report *r, enum report_view view, const char *arg,
 		}
 		break;
 	case VIEW_DIFF:
-		base = load_base(arg, demangle);
+		base = profil_cmd_load_base(arg, demangle);
 		if (base == NULL)
 			return 1;
 		err = profil_report_diff_print(r, base, opt, stdout);

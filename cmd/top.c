@@ -11,7 +11,6 @@
  * the recording ends first (the command exited, the processes ended), the table of the whole
  * run is printed.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -432,21 +431,6 @@ terminal_leave(struct top *t)
 	fflush(stdout);
 }
 
-/* The private recording: what the recorder wrote there (profiles, temporaries), and itself. */
-static void
-dir_remove(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	while (d != NULL && (de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			unlinkat(dirfd(d), de->d_name, 0);
-	if (d != NULL)
-		closedir(d);
-	rmdir(dir);
-}
-
 int
 profil_cmd_top(int argc, char **argv)
 {
@@ -468,7 +452,6 @@ profil_cmd_top(int argc, char **argv)
 	struct profil_cmd_watch w;
 	struct profil_cmd_outdir out;
 	struct top t;
-	const char *tmp = getenv("TMPDIR");
 	char *end;
 	unsigned long ul;
 	double d;
@@ -480,9 +463,7 @@ profil_cmd_top(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+F:gd:n:p:ah", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			errno = 0;
-			o.hzv = strtoul(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || o.hzv < 1 || o.hzv > 20000) {
+			if (profil_cmd_parse_hz(optarg, &o.hzv) < 0) {
 				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
 				return 2;
 			}
@@ -577,18 +558,8 @@ profil_cmd_top(int argc, char **argv)
 			return 1;
 		inside = 1;
 	}
-	snprintf(t.dir, sizeof(t.dir), "%s/profil-top.XXXXXX", tmp != NULL && *tmp != '\0' ?
-	    tmp : "/tmp");
-	if (mkdtemp(t.dir) == NULL) {
-		profil_cmd_error("cannot make a directory for the recording", strerror(errno));
+	if (profil_cmd_outdir_private(&out, t.dir, sizeof(t.dir), "profil-top") != 0)
 		return 1;
-	}
-	memset(&out, 0, sizeof(out));
-	out.fd = -1;
-	if (profil_cmd_outdir_open(&out, t.dir, 0) != 0) {
-		rmdir(t.dir);
-		return 1;
-	}
 	o.dir = t.dir;
 	t.tty = isatty(STDOUT_FILENO) && !t.once;
 	signal(SIGPIPE, SIG_IGN);
@@ -614,6 +585,6 @@ profil_cmd_top(int argc, char **argv)
 	}
 	keys_free(t.prev, t.nprev);
 	profil_cmd_outdir_release(&out);
-	dir_remove(t.dir);
+	profil_cmd_outdir_remove(t.dir);
 	return t.quit ? 0 : rc;
 }

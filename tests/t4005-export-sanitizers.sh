@@ -31,7 +31,7 @@ clean() {
 	test "$rc" = "$want" && ! grep -q -e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" \
 		-e "runtime error:" err
 }
-for fmt in folded pprof svg gmon firefox; do
+for fmt in folded pprof svg gmon firefox html; do
 	test_expect_success "$fmt export of exact counts and of a recording, clean" '
 		clean 0 "$P" export -f $fmt -o one.$fmt one.profil &&
 		clean 0 "$P" export -f $fmt -o rec.$fmt rec

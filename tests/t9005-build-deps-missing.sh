@@ -2,8 +2,8 @@
 # t9005-build-deps-missing: a plain `make` on a machine without libelf-dev or libdw-dev stopped
 # at the compiler's "gelf.h: No such file or directory", which names neither the package nor the
 # command that installs it (issue 23).  Now make checks what the profil command is built with
-# (pkg-config's libdw and zlib, binutils' libiberty) before any of it compiles, and says to run
-# tools/deps.sh.  The machine is made to lack them honestly: pkg-config given an empty search
+# (pkg-config's libdw, zlib, libmicrohttpd and libcurl, binutils' libiberty) before any of it
+# compiles, and says to run tools/deps.sh.  The machine is made to lack them honestly: pkg-config given an empty search
 # path finds no .pc file, and a compiler whose library search finds no libiberty.a.
 . "$(dirname "$0")/lib.sh"
 
@@ -18,12 +18,12 @@ exec cc "$@"
 EOS
 chmod +x bin/cc
 
-test_expect_success 'no libdw, no zlib (no pkg-config file): named, with tools/deps.sh' '
+test_expect_success 'no pkg-config file of libdw, zlib, ...: named, with tools/deps.sh' '
 	PKG_CONFIG_LIBDIR="$TRASH/empty-pc" make -C "$ROOT" B="$TRASH/b" "$TRASH/b/profil" \
 		> out 2> err
 	rc=$? && cat err && test $rc -ne 0 &&
 	grep "^profil: missing libraries the profil command is built with (tools/deps.sh" err &&
-	grep ": .libdw zlib.$" err &&
+	grep ": .libdw zlib libmicrohttpd libcurl.$" err &&
 	! grep "No such file" err && ! test -e "$TRASH/b/cli"
 '
 

@@ -19,6 +19,8 @@ libc6-dev-arm64-cross  its C library
 libdw-dev            elfutils: ELF/DWARF symbolization in profil(1)
 libelf-dev           elfutils: ELF reading
 zlib1g-dev           compressed exports
+libmicrohttpd-dev    profil serve's HTTP server (a maintained parser, not one of ours)
+libcurl4-openssl-dev profil serve --push: the Pyroscope push client (src/fleet/push.c)
 libiberty-dev        binutils' demangler: C++ and Rust names in profil(1)
 mandoc               t9001 lints and renders the mdoc man pages
 groff-base           t9001 renders the man pages as man-db's man(1) does

@@ -81,6 +81,17 @@ int profil_export_folded(struct profil_report *r, FILE *out);
 int profil_export_svg(struct profil_report *r, const char *title, FILE *out);
 
 /*
+ * profil_export_html - the interactive viewer as one self-contained HTML page (docs/viewer.md):
+ * its script and style and the profile as data in the page, nothing loaded from elsewhere.
+ * The data: the tree of frames (as folded names them), each sample record's leaf, thread,
+ * count and whether it waited (--wall), the TIME records' slots, the processes and threads,
+ * the hottest source lines, and, when base is not NULL, the --diff rows against base.  title
+ * heads the page.  Names are data: no name can end the data's element or become markup.
+ */
+int profil_export_html(struct profil_report *r, struct profil_report *base, const char *title,
+    FILE *out);
+
+/*
  * profil_export_pprof - a gzip-compressed profile.proto (pprof): sample types samples/count and
  * cpu/nanoseconds, one Mapping per recorded mapping that holds samples (with its file's real
  * addresses), one Location per distinct (mapping, address) with one Line per inline level, and

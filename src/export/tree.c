@@ -101,6 +101,13 @@ child_get(struct profil_tree *t, const struct node_key *k)
 	return t->n++;
 }
 
+/* What profil_tree_build_each() passes through the walk. */
+struct tree_walk {
+	struct profil_tree *t;
+	int (*fn)(void *arg, const struct profil_stack *st, size_t leaf);
+	void *arg;
+};
+
 /* The label frame name under parent (a program, process or thread), counted. */
 static size_t
 label_get(struct profil_tree *t, size_t parent, const char *name, uint64_t count)
@@ -150,7 +157,8 @@ add_labels(struct profil_tree *t, const struct profil_stack *st, uint64_t count)
 static int
 add_stack(void *arg, const struct profil_stack *st)
 {
-	struct profil_tree *t = arg;
+	struct tree_walk *w = arg;
+	struct profil_tree *t = w->t;
 	uint64_t count = st->sample->count;
 	const char *module;
 	struct node_key k = { t, 0, NULL, 0, 0 };
@@ -187,7 +195,7 @@ add_stack(void *arg, const struct profil_stack *st)
 		}
 	}
 	t->nodes[node].self = profil_count_add(t->nodes[node].self, count);
-	return 0;
+	return w->fn != NULL ? w->fn(w->arg, st, node) : 0;
 }
 
 const char *
@@ -240,16 +248,27 @@ sort_children(struct profil_tree *t)
 int
 profil_tree_build(struct profil_tree *t, struct profil_report *r)
 {
+	return profil_tree_build_each(t, r, NULL, NULL);
+}
+
+int
+profil_tree_build_each(struct profil_tree *t, struct profil_report *r,
+    int (*fn)(void *arg, const struct profil_stack *st, size_t leaf), void *arg)
+{
+	struct tree_walk w;
 	int err;
 
 	memset(t, 0, sizeof(*t));
+	w.t = t;
+	w.fn = fn;
+	w.arg = arg;
 	t->cap = 1024;
 	t->nodes = calloc(t->cap, sizeof(*t->nodes));
 	if (t->nodes == NULL)
 		return -ENOMEM;
 	t->n = 1;
 	t->split = profil_report_get_split(r);
-	err = profil_report_stacks(r, add_stack, t);
+	err = profil_report_stacks(r, add_stack, &w);
 	if (err == 0)
 		err = sort_children(t);
 	return err;

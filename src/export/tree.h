@@ -59,6 +59,14 @@ struct profil_tree {
 /* Builds the tree of every sample of r, each stack on its labels (above).  Returns 0 or
  * -ENOMEM, also beyond 2^32 - 1 nodes (release it either way). */
 int profil_tree_build(struct profil_tree *t, struct profil_report *r);
+/*
+ * The same, calling fn(arg, stack, leaf) after each stack is added with the node its leaf frame
+ * ended at (node numbers never change once given: a child's is above its parent's); a non-zero
+ * return stops the build and is returned.  The viewer keeps each sample's node this way.
+ */
+struct profil_stack;
+int profil_tree_build_each(struct profil_tree *t, struct profil_report *r,
+    int (*fn)(void *arg, const struct profil_stack *st, size_t leaf), void *arg);
 void profil_tree_release(struct profil_tree *t);
 
 /* The name of node n ("" for the root): interned, or made in buf (len bytes) for a bare node,

@@ -87,6 +87,20 @@ profil_index_get(struct profil_index *ix, uint64_t hash, int (*same)(const void 
 	return (ssize_t)next;
 }
 
+ssize_t
+profil_index_find(const struct profil_index *ix, uint64_t hash,
+    int (*same)(const void *key, size_t row), const void *key)
+{
+	uint32_t h = (uint32_t)(hash ^ hash >> 32);
+	size_t j;
+
+	for (j = h & (ix->nslots - 1); ix->nslots > 0 && ix->slots[j].row != 0;
+	    j = (j + 1) & (ix->nslots - 1))
+		if (ix->slots[j].hash == h && same(key, ix->slots[j].row - 1))
+			return (ssize_t)(ix->slots[j].row - 1);
+	return -1;
+}
+
 /* FNV-1a, 64 bits. */
 static uint64_t
 strtab_hash(const char *s)

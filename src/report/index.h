@@ -42,6 +42,10 @@ void profil_index_release(struct profil_index *ix);
 ssize_t profil_index_get(struct profil_index *ix, uint64_t hash,
     int (*same)(const void *key, size_t row), const void *key, size_t next);
 
+/* The row that holds key, as profil_index_get finds it, or -1: nothing is added. */
+ssize_t profil_index_find(const struct profil_index *ix, uint64_t hash,
+    int (*same)(const void *key, size_t row), const void *key);
+
 /*
  * struct profil_strtab - strings interned in the order first seen, through an index: row i is
  * strs[i], a copy the table owns, so equal strings share one pointer.  A zeroed table is empty.

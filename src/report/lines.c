@@ -384,8 +384,8 @@ profil_report_lines_print(struct profil_report *r, const struct profil_flat_opti
  * is a line without end, so only a regular file is read, non-blocking to open, and no more of
  * it than its size said (a /proc file says 0).  The stream reads a copy in memory.
  */
-static FILE *
-source_open(const char *path, char **buf)
+FILE *
+profil_source_open(const char *path, char **buf)
 {
 	struct stat st;
 	size_t got = 0;
@@ -435,7 +435,7 @@ print_source(const struct profil_line_row *rows, size_t n, const struct profil_f
 
 	first = rows[0].line > 3 ? rows[0].line - 3 : 1;
 	last = rows[n - 1].line + 3;
-	src = opt->tsv ? NULL : source_open(file, &buf);
+	src = opt->tsv ? NULL : profil_source_open(file, &buf);
 	if (!opt->tsv)
 		fprintf(out, "%s%s\n", SHOW(file, shown),
 		    src == NULL ? " (not readable: lines with samples only)" : "");

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "report/report.h"
 
@@ -173,6 +174,13 @@ struct profil_annotate_view {
 	struct profil_line_row *addrs;	/* by module and offset */
 	size_t naddrs;
 };
+
+/*
+ * profil_source_open - a source file named by debug information, read whole into *buf (free
+ * it after fclose) and given as a stream; NULL when it is not a regular file of at most
+ * 64 MiB that can be read.  A FIFO or device there never blocks.
+ */
+FILE *profil_source_open(const char *path, char **buf);
 
 /* Build the views; 0, -ENOMEM, -EIO, or for --annotate -ENOENT when no tick is in function. */
 int profil_lines_view_build(struct profil_report *r, size_t limit, struct profil_lines_view *v);

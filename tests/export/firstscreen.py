@@ -79,7 +79,7 @@ def main():
               "hovering %s shows '%s' on the first screen, at y %.0f" % (program, d["text"], d["y"]))
     finally:
         br.close()
-    return 1 if flame.failures else 0
+    return 1 if flame.browser.failures else 0
 
 
 if __name__ == "__main__":

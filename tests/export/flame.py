@@ -17,90 +17,20 @@ one TAP line per check, for tests/lib.sh:
 import base64
 import json
 import os
-import struct
-import subprocess
 import sys
-import tempfile
 import time
-import zlib
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import browser  # noqa: E402
+
 WIDTH = 1200
 FULL = WIDTH - 2 * 10
-failures = 0
+check = browser.check
+png_pixels = browser.png_pixels
 
 
-def check(ok, what):
-    global failures
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures += 1
-    return ok
-
-
-class Browser:
-    def __init__(self, height, width=WIDTH):
-        self.profile = tempfile.mkdtemp(prefix="profil-chromium.")
-        r3, self.w3 = os.pipe()
-        self.r4, w4 = os.pipe()
-
-        def fds():
-            # Copies first: the pipe may itself sit on fd 3 or 4, and a dup2 onto the same
-            # number would keep its close-on-exec flag.
-            a, b = os.dup(r3), os.dup(w4)
-            os.dup2(a, 3)
-            os.dup2(b, 4)
-
-        self.proc = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-             "--no-first-run", "--disable-background-networking", "--disable-component-update",
-             "--disable-sync", "--user-data-dir=" + self.profile,
-             "--window-size=%d,%d" % (width, height), "--remote-debugging-pipe", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=None if os.environ.get("FLAME_DEBUG") else subprocess.DEVNULL,
-            preexec_fn=fds, close_fds=False)
-        os.close(r3)
-        os.close(w4)
-        self.next_id = 0
-        self.buf = b""
-        self.session = None
-
-    def send(self, method, params=None, session=True):
-        self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if session and self.session:
-            msg["sessionId"] = self.session
-        os.write(self.w3, json.dumps(msg).encode() + b"\0")
-        while True:
-            while b"\0" not in self.buf:
-                chunk = os.read(self.r4, 1 << 16)
-                if not chunk:
-                    raise RuntimeError("chromium closed the pipe")
-                self.buf += chunk
-            raw, self.buf = self.buf.split(b"\0", 1)
-            answer = json.loads(raw)
-            if answer.get("id") == self.next_id:
-                if "error" in answer:
-                    raise RuntimeError("%s: %s" % (method, answer["error"]))
-                return answer["result"]
-
-    def eval(self, expr):
-        res = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True})
-        if "exceptionDetails" in res:
-            raise RuntimeError("%s: %s" % (expr, res["exceptionDetails"]))
-        return res["result"].get("value")
-
-    def mouse(self, kind, x, y):
-        params = {"type": kind, "x": x, "y": y, "button": "left",
-                  "clickCount": 1 if kind != "mouseMoved" else 0}
-        if kind == "mouseMoved":
-            params["button"] = "none"
-        self.send("Input.dispatchMouseEvent", params)
-
-    def click(self, x, y):
-        self.mouse("mouseMoved", x, y)
-        self.mouse("mousePressed", x, y)
-        self.mouse("mouseReleased", x, y)
+class Browser(browser.Browser):
+    """browser.Browser that opens flame graphs: open() waits for the graph's script."""
 
     def open(self, path, width, height):
         """Opens file path in a new page of width x height and waits for the graph's script."""
@@ -116,53 +46,6 @@ class Browser:
             if self.eval("document.readyState === 'complete' && typeof boxes !== 'undefined'"):
                 break
             time.sleep(0.05)
-
-    def close(self):
-        try:
-            self.send("Browser.close", session=False)
-        except Exception:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        subprocess.run(["rm", "-rf", self.profile])
-
-
-def png_pixels(data):
-    """(width, height, rows of (r, g, b)) of an 8-bit RGB or RGBA PNG."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat = 8, b""
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    assert depth == 8 and ctype in (2, 6), "unexpected PNG type"
-    bpp = 3 if ctype == 2 else 4
-    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
-    for y in range(h):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, bpp)])
-        prev = line
-    return w, h, rows
 
 
 def box(br, name):
@@ -237,7 +120,7 @@ def main():
               "Reset zoom restores %s to %.1f px (got %.1f)" % (frame, before, a["w"]))
     finally:
         br.close()
-    return 1 if failures else 0
+    return 1 if browser.failures else 0
 
 
 if __name__ == "__main__":

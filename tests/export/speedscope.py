@@ -3,7 +3,7 @@
 
 Imports a folded-stacks file into speedscope (the npm package's own web app, as its command line
 `speedscope FILE` loads it: index.html#localProfilePath= a script calling
-speedscope.loadFileFromBase64), in headless Chromium over the DevTools pipe (see flame.py), opens
+speedscope.loadFileFromBase64), in headless Chromium over the DevTools pipe (browser.py), opens
 the Sandwich view and writes the table speedscope computed, one "symbol<TAB>total<TAB>self" line
 per row, to OUT.tsv.  Prints one TAP line: the file was imported (the title names it).
 """
@@ -14,7 +14,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import flame  # noqa: E402
+import browser  # noqa: E402
+
+WIDTH = 1200
 
 HEIGHT = 900
 
@@ -28,7 +30,7 @@ def main():
     with open(loader, "w") as f:
         f.write("speedscope.loadFileFromBase64(%s, %s)" % (json.dumps(name), json.dumps(data)))
     url = "file://%s/dist/release/index.html#localProfilePath=%s" % (os.path.abspath(app), loader)
-    br = flame.Browser(HEIGHT)
+    br = browser.Browser(HEIGHT, WIDTH)
     rows = []
     try:
         target = br.send("Target.createTarget", {"url": url})
@@ -36,13 +38,13 @@ def main():
                              {"targetId": target["targetId"], "flatten": True},
                              session=False)["sessionId"]
         br.send("Emulation.setDeviceMetricsOverride",
-                {"width": flame.WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+                {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
         title = ""
         deadline = time.time() + 20
         while time.time() < deadline and name not in title:
             time.sleep(0.1)
             title = br.eval("document.title")
-        flame.check(title == name + " - speedscope", "speedscope imported %s (title '%s')"
+        browser.check(title == name + " - speedscope", "speedscope imported %s (title '%s')"
                     % (name, title))
         tab = br.eval("""(function () {
             var e = Array.prototype.find.call(document.querySelectorAll('div, span, button, a'),
@@ -70,7 +72,7 @@ def main():
         os.unlink(loader)
     with open(out, "w") as f:
         f.write("".join(r + "\n" for r in rows))
-    return 1 if flame.failures else 0
+    return 1 if browser.failures else 0
 
 
 if __name__ == "__main__":

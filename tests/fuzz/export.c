@@ -62,6 +62,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (profil_report_total(r) <= 65536)
 			(void)profil_export_firefox(r, profil_export_title(r, err, sizeof(err)),
 			    (int)(profil_report_total(r) & 1), devnull);
+		(void)profil_export_html(r, NULL, "fuzz", devnull);
 		clearerr(devnull);
 	}
 	profil_report_free(r);
