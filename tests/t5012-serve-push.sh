@@ -50,7 +50,7 @@ test_expect_success 'the windows together: the split of callers (hot_b 0.625 of 
 # Nothing listens: the server ends with its command, after at most its flush of 5 s, and says
 # that nothing was pushed, with the reason.
 test_expect_success 'the receiver down: serve ends with its command and says what was lost' '
-	receiver_start --app svc && down=$port && receiver_stop &&
+	receiver_start --app svc && down=$port; receiver_stop;
 	start=$(date +%s) &&
 	"$PROFIL" serve --push "http://127.0.0.1:$down" --window 1 -- \
 		"$B/tests/progs/callers" 1 > /dev/null 2> down.err; rc=$?
