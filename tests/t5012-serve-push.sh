@@ -8,7 +8,7 @@
 # server still ends with its command, in a bounded time, and says what it could not push.
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
-test_needs python3:python3 golang-go:go
+test_needs python3:python3 golang-go:go curl:curl
 
 if ! "$PROFIL" record -q --clock outside -o probe -- true 2> probe.err; then
 	cat probe.err
@@ -45,7 +45,23 @@ test_expect_success 'the windows together: the split of callers (hot_b 0.625 of 
 	share_ok "$b" $((a + b)) 0.625 4
 '
 
-# Not yet: --http and --push at once (a first try hung; see the branch's report).
+# Both at once: one loop serves a scrape while it pushes every window.
+test_expect_success '--http and --push at once: a scrape answered, every window pushed' '
+	receiver_start --app svc --labels "host=$host,program=callers" &&
+	"$PROFIL" serve --http 127.0.0.1:0 --push "http://127.0.0.1:$port" --window 1 \
+		--app svc -- "$B/tests/progs/callers" 2 > both.out 2> both.err & sp=$!
+	for i in $(seq 100); do
+		hp=$(sed -n "s|^profil: serving http://\([0-9.:]*\)/.*|\1|p" both.err)
+		test -n "$hp" && break; sleep 0.1
+	done
+	code=$(curl -s -m 20 -o scrape.pb.gz -w "%{http_code}" \
+		"http://$hp/debug/pprof/profile?seconds=1")
+	wait $sp; rc=$?; receiver_stop; cat both.err && echo "scrape: $code" &&
+	test $rc -eq 0 && test "$code" = 200 && contract_kept &&
+	go tool pprof -raw scrape.pb.gz > sraw 2>&1 && grep -q "^PeriodType: cpu" sraw &&
+	n=$(wc -l < log) && test "$n" -ge 2 &&
+	grep -q "^profil serve: pushed $n of $n windows" both.err && test -z "$(ls -A tmp)"
+'
 
 # Nothing listens: the server ends with its command, after at most its flush of 5 s, and says
 # that nothing was pushed, with the reason.

@@ -43,6 +43,7 @@ google-perftools     bench/record.sh: google-pprof reads libprofiler's profiles
 gdb                  t2112: the backtrace a waiting stack is checked against
 time                 /usr/bin/time: peak memory of report and export (t3012, t3014, t3017, t4008-t4010)
 strace               t3017: counts the opens of a binary across a report of many processes
+curl                 t5001, t5004, t5012: the HTTP client that scrapes profil serve
 tmux                 t2121: profil top drawn on a real terminal, read back, quit with q
 "
 missing=
