@@ -17,6 +17,8 @@ Prints what it found; exits 1 on any failure.
 
 timecheck.py --strip IN OUT: IN without its TIME records, as a recorder older than them would
 have written it (the END record's count fixed, every CRC kept right).
+timecheck.py --shift SECONDS IN OUT: IN with every tick's time SECONDS later (whole slots), as
+a recorder whose clock was wrong would have written it.
 """
 import re
 import struct
@@ -25,15 +27,24 @@ import sys
 import zlib
 
 
-def strip(src, dst):
+def rewrite(src, dst, shift=None):
+    """IN to OUT without its TIME records, or with shift: their slots that many ns later."""
     data = open(src, "rb").read()
     out, at, kept = bytearray(data[:16]), 16, 0
     while at + 8 <= len(data):
         kind, n = struct.unpack_from("<II", data, at)
         rec = data[at:at + 12 + n]
         at += 12 + n
-        if kind == 0x54494d45:
+        if kind == 0x54494d45 and shift is None:
             continue
+        if kind == 0x54494d45:
+            width, count = struct.unpack_from("<QI", rec, 8)
+            body = bytearray(rec[:-4])
+            for e in range(count):
+                off = 20 + 16 * e + 4
+                slot = struct.unpack_from("<I", body, off)[0]
+                struct.pack_into("<I", body, off, slot + shift // width)
+            rec = bytes(body) + struct.pack("<I", zlib.crc32(body))
         if kind == 0x454e44:
             body = struct.pack("<IIQ", kind, 8, kept)
             rec = body + struct.pack("<I", zlib.crc32(body))
@@ -59,7 +70,10 @@ def sections(exe):
 
 def main():
     if sys.argv[1] == "--strip":
-        strip(sys.argv[2], sys.argv[3])
+        rewrite(sys.argv[2], sys.argv[3])
+        return 0
+    if sys.argv[1] == "--shift":
+        rewrite(sys.argv[3], sys.argv[4], int(float(sys.argv[2]) * 1e9))
         return 0
     dump, exe, switches = sys.argv[1:4]
     min_ticks = int(sys.argv[4]) if len(sys.argv) > 4 else 1

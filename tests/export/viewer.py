@@ -15,6 +15,13 @@ drags, typed text.  Prints one TAP line per check, for tests/lib.sh.
       beyond the noise are marked '*' in the table and outlined in the graph, the others not.
   viewer.py hostile HTML
       names holding markup show as text and run nothing.
+  viewer.py recording HTML REPORT.json DUMP SWITCHES SHOTS
+      the page of a real recording of tests/progs/phases 0.6 2 (DUMP: `profil dump` of it,
+      SWITCHES: what it printed): the hottest functions are phase_a and phase_b with the
+      report's shares; a track per thread, named as the threads were; per thread, dragging over
+      the timeline before its switch makes its first phase dominate the opening table, after
+      it its second, the other phase within what the slots around the switch (their width and
+      the thread's busiest slot, from DUMP) and the 95% interval of the page's counts allow.
   viewer.py multi HTML
       a page of two processes of mkphases: its title, a track per process, which selects
       the process's threads.
@@ -23,6 +30,7 @@ Screenshots go to directory SHOTS.
 """
 import base64
 import json
+import math
 import os
 import sys
 import time
@@ -88,9 +96,17 @@ def drag(br, x0, x1, y):
                                          "button": "left", "clickCount": 1})
 
 
+def fixed(x, digits):
+    """The ways x may be written with digits decimals: one, or both sides of a tie, since the
+    report's double and the page's (k / n * 100) may differ in the last bit and the page's
+    toFixed rounds ties up where Python rounds them to even (3 of 2400: 0.13% or 0.12%)."""
+    eps = 1e-9 * max(1.0, abs(x))
+    return {"%.*f" % (digits, x - eps), "%.*f" % (digits, x + eps)}
+
+
 def pct(x):
-    """A share as the page writes it."""
-    return "%.*f%%" % (1 if x >= 10 else 2, x)
+    """The ways the page may write a share x (in %)."""
+    return {s + "%" for s in fixed(x, 1 if x >= 10 else 2)}
 
 
 def open_viewer(html):
@@ -99,19 +115,28 @@ def open_viewer(html):
     return br
 
 
+def agrees(br, rows):
+    """Whether the opening table gives the shares and 95% intervals of the report's rows (of
+    `profil report --json`); says which differ."""
+    got = hot(br)
+    ok = len(rows) > 0
+    for r in rows:
+        want = (pct(r["percent"]), {lo + "\u2013" + hi for lo in fixed(r["ci_low"], 1)
+                                    for hi in fixed(r["ci_high"], 1)})
+        cells = got.get(r["function"], (None, None))
+        if cells[0] not in want[0] or cells[1] not in want[1]:
+            ok = False
+            print("# %s: want %s, got %s" % (r["function"], want, got.get(r["function"])))
+    return ok
+
+
 def main_checks(html, report, shots):
     with open(report) as f:
         rows = json.load(f)["tables"][0]["rows"]
     br = open_viewer(html)
     try:
         shot(br, os.path.join(shots, "viewer.png"))
-        got = hot(br)
-        ok = len(rows) > 0
-        for r in rows:
-            want = (pct(r["percent"]), "%.1f\u2013%.1f" % (r["ci_low"], r["ci_high"]))
-            if got.get(r["function"], (None, None))[:2] != want:
-                ok = False
-                print("# %s: want %s, got %s" % (r["function"], want, got.get(r["function"])))
+        ok = agrees(br, rows)
         first = table(br, "hot")[0][0]
         check(ok and first == rows[0]["function"],
               "the opening table names the hottest functions first (%s) with the report's "
@@ -349,12 +374,133 @@ def multi_checks(html):
         br.close()
 
 
+def recording(dump):
+    """From `profil dump` of a recording: the slot width (ms), each thread's name by tid, and
+    per tid the most ticks it had in one slot."""
+    slot, names, tid_of, per = None, {}, [], {}
+    for line in open(dump):
+        f = line.split()
+        if f and f[0] == "thread":
+            names[int(f[1])] = f[2] if len(f) > 2 else ""
+        elif f and f[0] == "sample":
+            tid_of.append(int(f[2]))
+        elif f and f[0] == "time":
+            slot = int(f[1]) / 1e6
+            key = (tid_of[int(f[2])], int(f[3]))
+            per[key] = per.get(key, 0) + int(f[4])
+    peak = {}
+    for (tid, _), c in per.items():
+        peak[tid] = max(peak.get(tid, 0), c)
+    return slot, names, peak
+
+
+def hot_counts(br):
+    """The opening table's samples in all and per function: (n, {function: (samples, share,
+    95% interval as (low, high) in %)})."""
+    cap = br.eval("document.querySelector('#hot caption').textContent")
+    n = int(cap.split(" of ", 1)[1].split(" ", 1)[0])
+    rows = {}
+    for r in table(br, "hot"):
+        lo, hi = r[2].split("\u2013")
+        rows[r[0]] = (int(r[5]), r[1], (float(lo), float(hi)))
+    return n, rows
+
+
+def phase_apart(br, name, tid, t_sw, slot, peak, before, shots):
+    """Selects thread name's track and drags over the timeline before its switch at t_sw ms (or
+    after it): its first phase (or second) dominates the opening table, the other within what
+    the slots around the switch and the binomial noise allow.  Returns (samples, share) of the
+    phase that should dominate."""
+    first, second = ("phase_a", "phase_b") if name != "b-then-a" else ("phase_b", "phase_a")
+    want, other = (first, second) if before else (second, first)
+    cv = br.eval("""(function () { var l = Array.prototype.find.call(
+        document.querySelectorAll('.track[data-thread] .label'), function (l) {
+            return l.textContent.split(' [')[0] === %s; });
+        var r = l.parentNode.querySelector('canvas').getBoundingClientRect(),
+            b = l.getBoundingClientRect();
+        return { x: r.left, w: r.width, y: r.top + r.height / 2, lx: b.left + b.width / 2,
+            ly: b.top + b.height / 2 }; })()""" % json.dumps(name))
+    br.click(cv["lx"], cv["ly"])
+    tend = br.eval("profilViewer.tEnd")
+    xs = cv["x"] + cv["w"] * t_sw / tend
+    # Whole pixels on the recording's side of the switch: the range ends short of it.
+    if before:
+        drag(br, cv["x"] + 1, int(xs) - 1, cv["y"])
+    else:
+        drag(br, int(xs) + 2, cv["x"] + cv["w"] - 1, cv["y"])
+    r0, r1 = br.eval("profilViewer.state.range") or (0, 0)
+    n, rows = hot_counts(br)
+    ka, sa, (_, hi) = rows.get(want, (0, "-", (0, 0)))
+    kb, sb, (lo, _) = rows.get(other, (0, "-", (0, 0)))
+    # Ticks of the other phase the range may hold: the switch's slot and the one before (the
+    # recorders' clocks map to the header's start within a slot, as tests/timecheck.py
+    # allows), and the slots the range overhangs the switch by, each at most the thread's
+    # busiest slot.
+    over = max(0.0, r1 - t_sw) if before else max(0.0, t_sw - r0)
+    c = (2 + math.ceil(over / slot)) * peak.get(tid, 0)
+    rest = n - ka - kb
+    first_row = table(br, "hot")[0][0] if n else ""
+    shot(br, os.path.join(shots, "recording-%s-%s.png" % (name, "before" if before else
+                                                           "after")))
+    check(n > 0 and first_row == want and ka > n / 2 and
+          hi >= 100.0 * (n - rest - c) / n and lo <= 100.0 * c / n,
+          "%s, %.1f to %.1f ms (switch at %.1f, slot %.3g ms): %s first, %s (%d of %d "
+          "samples, 95%% up to %.1f%%, wanted at least %.1f%%), %s %s (%d, 95%% from %.1f%%, "
+          "at most %.2f%%: %d ticks of slots around the switch)"
+          % (name, r0, r1, t_sw, slot, first_row, sa, ka, n, hi,
+             100.0 * (n - rest - c) / n if n else 0, other, sb, kb, lo,
+             100.0 * c / n if n else 0, c))
+    click_el(br, "#clear")
+    return ka
+
+
+def recording_checks(html, report, dump, switches, shots):
+    with open(report) as f:
+        rows = json.load(f)["tables"][0]["rows"]
+    slot, names, peak = recording(dump)
+    sw = {}
+    for line in open(switches):
+        f = line.split()
+        if len(f) == 3 and f[0] == "switch":
+            sw[f[1]] = int(f[2])
+    br = open_viewer(html)
+    try:
+        ok = agrees(br, rows)
+        top = sorted(r[0] for r in table(br, "hot")[:2])
+        check(ok and top == ["phase_a", "phase_b"],
+              "the hottest functions are phase_a and phase_b, with the report's shares: %s"
+              % top)
+        labels = br.eval("Array.prototype.map.call(document.querySelectorAll("
+                         "'.track[data-thread] .label'), function (l) {"
+                         " return l.textContent; })")
+        said = sorted(l.split(" [")[0] for l in labels)
+        # The main thread waits in pthread_join: it may have no sample, hence no track.
+        check(slot is not None and set(said) <= set(names.values()) and
+              all(said.count(t) == 1 for t in sw) and len(sw) == 2,
+              "a track per thread, named as the threads were: %s (threads %s)"
+              % (labels, sorted(names.values())))
+        start = int(br.eval("JSON.parse(document.getElementById('profil-data')"
+                            ".textContent).start_ns"))
+        for name in sorted(sw):
+            tid = [t for t, n in names.items() if n == name]
+            if slot is None or len(tid) != 1 or name not in said:
+                check(False, "%s: a track and times to select" % name)
+                continue
+            t_sw = (sw[name] - start) / 1e6
+            phase_apart(br, name, tid[0], t_sw, slot, peak, True, shots)
+            phase_apart(br, name, tid[0], t_sw, slot, peak, False, shots)
+    finally:
+        br.close()
+
+
 def main():
     mode = sys.argv[1]
     if mode == "main":
         main_checks(*sys.argv[2:5])
     elif mode == "diff":
         diff_checks(*sys.argv[2:5])
+    elif mode == "recording":
+        recording_checks(*sys.argv[2:7])
     elif mode == "multi":
         multi_checks(sys.argv[2])
     else:
