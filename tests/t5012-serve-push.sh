@@ -48,8 +48,8 @@ test_expect_success 'the windows together: the split of callers (hot_b 0.625 of 
 # Both at once: one loop serves a scrape while it pushes every window.
 test_expect_success '--http and --push at once: a scrape answered, every window pushed' '
 	receiver_start --app svc --labels "host=$host,program=callers" &&
-	"$PROFIL" serve --http 127.0.0.1:0 --push "http://127.0.0.1:$port" --window 1 \
-		--app svc -- "$B/tests/progs/callers" 2 > both.out 2> both.err & sp=$!
+	{ "$PROFIL" serve --http 127.0.0.1:0 --push "http://127.0.0.1:$port" --window 1 \
+		--app svc -- "$B/tests/progs/callers" 2 > both.out 2> both.err & sp=$!; } &&
 	for i in $(seq 100); do
 		hp=$(sed -n "s|^profil: serving http://\([0-9.:]*\)/.*|\1|p" both.err)
 		test -n "$hp" && break; sleep 0.1
