@@ -16,18 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/clock.h"
 #include "gmon.h"
 
 #define QUIESCE_NS 200000000ULL	/* a thread preempted inside mcount gets this long */
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 int
 profil_gmon_quiesce(void)
@@ -45,7 +37,7 @@ profil_gmon_quiesce(void)
 	 */
 	if (!g->membarrier || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
 		return -EBUSY;
-	deadline = now_ns() + QUIESCE_NS;
+	deadline = profil_monotonic_ns() + QUIESCE_NS;
 	do {
 		busy = atomic_load(&profil_gmon_claiming) != 0;
 		n = atomic_load(&g->ntables);
@@ -55,7 +47,7 @@ profil_gmon_quiesce(void)
 		if (!busy)
 			return 0;
 		sched_yield();
-	} while (now_ns() < deadline);
+	} while (profil_monotonic_ns() < deadline);
 	return -EBUSY;
 }
 

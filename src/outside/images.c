@@ -574,7 +574,7 @@ int
 profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image *im)
 {
 	char path[64], buf[4096], comm[64];
-	uint64_t now = profil_outside_monotonic_ns() + (uint64_t)s->realtime_offset;
+	uint64_t now = profil_monotonic_ns() + (uint64_t)s->realtime_offset;
 	struct dirent *d;
 	ssize_t n;
 	FILE *f;
@@ -814,7 +814,7 @@ profil_outside_image_end(struct profil_outside *s, struct profil_outside_image *
 	im->exit_kind = kind;
 	im->exit_code = code;
 	if (im->end_ns == 0)
-		im->end_ns = profil_outside_monotonic_ns() + (uint64_t)s->realtime_offset;
+		im->end_ns = profil_monotonic_ns() + (uint64_t)s->realtime_offset;
 	profil_outside_image_write(s, im);
 	if (row != NULL && row->image == im)
 		row->image = NULL;

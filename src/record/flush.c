@@ -34,15 +34,6 @@ profil_record_map_zero(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-uint64_t
-profil_record_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t system_start_ns;
 
 /* getrusage(2) is a system call and nothing more: safe in the fatal-signal flush too. */
@@ -321,7 +312,7 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 	h.clock = (uint32_t)st->clock;
 	h.achieved_mhz = (uint64_t)(st->achieved_hz * 1000.0 + 0.5);
 	h.start_ns = profil_rec.start_ns;
-	h.end_ns = profil_record_now_ns();
+	h.end_ns = profil_clock_ns(CLOCK_REALTIME);
 	h.cpu_ns = st->cpu_ns;
 	h.samples = st->signals;
 	h.ticks = st->ticks;

@@ -223,7 +223,7 @@ void
 profil_record_maps_snapshot(void)
 {
 	uint32_t epoch = atomic_load(&profil_rec.stacks.epoch);
-	uint64_t now = profil_record_now_ns();
+	uint64_t now = profil_clock_ns(CLOCK_REALTIME);
 	size_t have = 0, i;
 	int fd, changed = 0;
 	ssize_t n;
