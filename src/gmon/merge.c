@@ -10,13 +10,13 @@
 #include <fcntl.h>
 #include <linux/membarrier.h>
 #include <sched.h>
-#include <stdio.h>		/* renameat(2), a system call; no stdio is used */
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../base/clock.h"
+#include "../base/write.h"
 #include "gmon.h"
 
 #define QUIESCE_NS 200000000ULL	/* a thread preempted inside mcount gets this long */
@@ -109,25 +109,6 @@ profil_gmon_merge(struct profil_gmon_arc *arcs, size_t nslots)
 	return (long)w;
 }
 
-/* Writes all of p, or returns -errno. */
-static int
-write_all(int fd, const void *p, size_t len)
-{
-	const unsigned char *b = p;
-
-	while (len > 0) {
-		ssize_t w = write(fd, b, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		b += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * The merged profile goes to a new file, <name>.tmp, renamed over the name once complete: the
  * name holds either the whole unmerged profile or the merged one, whatever ends the process
@@ -151,19 +132,13 @@ publish(struct profil_gmon *g, const struct profil_gmon_arc *arcs, size_t narcs)
 	tmp[at] = '\0';
 	/* A leftover of an earlier process of this pid, killed while it merged. */
 	unlinkat(g->dirfd, tmp, 0);
-	fd = openat(g->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = profil_tmp_create(g->dirfd, tmp);
 	if (fd < 0)
-		return -errno;
-	r = write_all(fd, g->buf, g->arcs_off);
+		return fd;
+	r = profil_write_all(fd, g->buf, g->arcs_off);
 	if (r == 0)
-		r = write_all(fd, arcs, narcs * sizeof(*arcs));
-	if (close(fd) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && renameat(g->dirfd, tmp, g->dirfd, g->name) != 0)
-		r = -errno;
-	if (r < 0)
-		unlinkat(g->dirfd, tmp, 0);
-	return r;
+		r = profil_write_all(fd, arcs, narcs * sizeof(*arcs));
+	return profil_tmp_commit(g->dirfd, tmp, g->name, fd, r);
 }
 
 void
