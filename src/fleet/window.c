@@ -43,8 +43,8 @@ sample_hash(const struct profil_file_sample *s)
 	uint32_t i;
 
 	for (i = 0; i < s->depth; i++)
-		h = profil_index_hash(h, s->pcs[i], i);
-	return profil_index_hash((uint64_t)s->tid << 32 | s->epoch, s->depth, h);
+		h = profil_hash3(h, s->pcs[i], i);
+	return profil_hash3((uint64_t)s->tid << 32 | s->epoch, s->depth, h);
 }
 
 static int

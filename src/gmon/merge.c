@@ -51,14 +51,6 @@ profil_gmon_quiesce(void)
 	return -EBUSY;
 }
 
-static size_t
-arc_hash(uint64_t from, uint64_t to, size_t mask)
-{
-	uint64_t k = from * 0x9e3779b97f4a7c15ULL ^ to * 0xc2b2ae3d27d4eb4fULL;
-
-	return (size_t)(k >> 29) & mask;
-}
-
 /*
  * Merges in place: every record read is copied out before anything is written, and the merged
  * table never runs ahead of the reading position, so one pass over the slots suffices.  The
@@ -86,7 +78,7 @@ profil_gmon_merge(struct profil_gmon_arc *arcs, size_t nslots)
 		rec = arcs[i];
 		if (rec.self_pc == 0)
 			continue;
-		for (j = arc_hash(rec.from_pc, rec.self_pc, mask);; j = (j + 1) & mask) {
+		for (j = profil_gmon_arc_hash(rec.from_pc, rec.self_pc, mask);; j = (j + 1) & mask) {
 			struct profil_gmon_arc *m;
 
 			if (idx[j] == 0) {
