@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../base/buildid.h"
+#include "base/buildid.h"
 #include "cfi.h"
 
 /* More than any real object's call frame information (libLLVM's is 30 MB). */

@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../../include/profil.h"
-#include "../base/clock.h"
-#include "../sample/sample.h"
+#include <profil.h>
+#include "base/clock.h"
+#include "sample/sample.h"
 
 #define PROFIL_HZ_MAX 20000
 

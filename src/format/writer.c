@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../base/write.h"
+#include "base/write.h"
 #include "format.h"
 
 static void

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../base/write.h"
+#include "base/write.h"
 #include "gmon.h"
 
 static atomic_size_t file_len;	/* bytes the file has now: it only grows until exit */

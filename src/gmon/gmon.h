@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/hash.h"
-#include "../engine/engine.h"
+#include "base/hash.h"
+#include "engine/engine.h"
 
 /* gmon_out.h */
 #define PROFIL_GMON_HDR_SIZE	20

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../base/clock.h"
-#include "../base/write.h"
+#include "base/clock.h"
+#include "base/write.h"
 #include "gmon.h"
 
 #define QUIESCE_NS 200000000ULL	/* a thread preempted inside mcount gets this long */

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../base/clock.h"
+#include "base/clock.h"
 
 /* Bytes of user stack copied with each sample: the default, and the most the kernel takes. */
 #define PROFIL_OUTSIDE_STACK_COPY	16384u

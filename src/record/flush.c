@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../base/write.h"
+#include "base/write.h"
 #include "record.h"
 
 static struct profil_writer writer;	/* 64 KiB: static, under the recorder lock */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../base/buildid.h"
+#include "base/buildid.h"
 #include "record.h"
 
 static char buf[64 * 1024];

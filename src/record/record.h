@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../engine/engine.h"
-#include "../format/format.h"
-#include "../sample/stacks.h"
+#include "engine/engine.h"
+#include "format/format.h"
+#include "sample/stacks.h"
 
 #define PROFIL_RECORD_MAX_MAPS		4096
 #define PROFIL_RECORD_MAX_THREADS	8192

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../profile/timeline.h"
+#include "profile/timeline.h"
 #include "record.h"
 
 /*

@@ -26,7 +26,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../cfi/cfi.h"
+#include "cfi/cfi.h"
 #include "record.h"
 
 /* Threads followed; more are not sampled while they wait (counted in profil_wall_stats). */

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 /* profil_hash3(): the hash of a key of up to three words the views' tables share. */
-#include "../base/hash.h"
+#include "base/hash.h"
 
 struct profil_index_slot;
 

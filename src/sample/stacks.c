@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../base/hash.h"
+#include "base/hash.h"
 #include "stacks.h"
 
 #define MAX_PROBE 64

@@ -7,7 +7,7 @@
 #ifndef PROFIL_STACKS_H
 #define PROFIL_STACKS_H
 
-#include "../base/clock.h"
+#include "base/clock.h"
 #include "sample.h"
 #include "unwind.h"
 
