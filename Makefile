@@ -18,7 +18,8 @@ B ?= build
 LIB_SRC    := $(wildcard src/sample/*.c src/engine/*.c src/classic/*.c src/gmon/*.c)
 LIB_OBJ    := $(LIB_SRC:%.c=$(B)/%.o)
 SAMPLE_OBJ := $(filter $(B)/src/sample/%,$(LIB_OBJ))
-LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks -Iinclude
+# -Isrc: the library's objects name headers from the same root as the command's ("base/clock.h").
+LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks -Iinclude -Isrc
 
 # The preloaded recorder (src/record): the engine, the signal-context code and the format
 # writer, linked against libc alone (so not the zlib inflater of src/cfi).  It has no API; it
@@ -180,9 +181,10 @@ $(B)/tests/fleet/%: tests/fleet/%.c src/fleet/push.h $(CLI_LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_OBJ) $(CLI_LIBS)
 
+# -Isrc: unwindbench and timebench #include the signal-context sources themselves.
 $(B)/bench/%: bench/progs/%.c $(B)/libprofil.so
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -pthread -o $@ $< $(PROG_LIBS)
+	$(CC) $(PROG_CFLAGS) -Isrc -pthread -o $@ $< $(PROG_LIBS)
 
 # glibc's own profil(3) for comparison: the same workload built without libprofil.
 BENCH_PLAIN := $(B)/bench/cpusplit.plain

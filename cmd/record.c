@@ -279,7 +279,7 @@ inside_wait(const struct profil_cmd_watch *w, pid_t pid, int *status)
 
 	if (w != NULL) {
 		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		next = profil_outside_monotonic_ns() + w->every_ns;
+		next = profil_monotonic_ns() + w->every_ns;
 	}
 	for (;;) {
 		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { w != NULL ? w->fd : -1, POLLIN, 0 } };
@@ -293,7 +293,7 @@ inside_wait(const struct profil_cmd_watch *w, pid_t pid, int *status)
 			goto fail;
 		if (r < 0 || w == NULL || ended)
 			continue;
-		now = profil_outside_monotonic_ns();
+		now = profil_monotonic_ns();
 		/* Without a pidfd (Linux before 5.3) the exit is seen within 100 ms. */
 		timeout = now >= next ? 0 : (int)((next - now + 999999) / 1000000);
 		if (pidfd < 0 && timeout > 100)
@@ -301,7 +301,7 @@ inside_wait(const struct profil_cmd_watch *w, pid_t pid, int *status)
 		if (poll(p, 2, timeout) < 0 && errno != EINTR)
 			goto fail;
 		woken = (p[1].revents & POLLIN) != 0;
-		if (!woken && profil_outside_monotonic_ns() < next)
+		if (!woken && profil_monotonic_ns() < next)
 			continue;
 		if (!woken)
 			next += w->every_ns;
@@ -560,15 +560,15 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 	 * other threads, read on the timeout).  Polled again, each would make this loop spin.
 	 */
 	unsigned char gone[LOOP_RINGS + LOOP_PIDFDS] = { 0 };
-	uint64_t last_snapshot = 0, next_wall = profil_outside_monotonic_ns() + wall_ns;
-	uint64_t next_watch = watch != NULL ? profil_outside_monotonic_ns() + watch->every_ns : 0;
+	uint64_t last_snapshot = 0, next_wall = profil_monotonic_ns() + wall_ns;
+	uint64_t next_watch = watch != NULL ? profil_monotonic_ns() + watch->every_ns : 0;
 	uint64_t drain_ns = profil_outside_drain_ns(s);
 	int rings_gone = 0, woken;
 
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		size_t nrings = profil_outside_pollfds(s, fds, LOOP_RINGS), n = 0, i;
-		uint64_t ms, now = profil_outside_monotonic_ns();
+		uint64_t ms, now = profil_monotonic_ns();
 		int ready;
 
 		/*
@@ -624,7 +624,7 @@ outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const 
 		profil_outside_read(s, 0);
 		if (done(arg))
 			return;
-		now = profil_outside_monotonic_ns();
+		now = profil_monotonic_ns();
 		if (watch != NULL && (woken || now >= next_watch)) {
 			if (watch->fn(s, woken, watch->arg))
 				return;

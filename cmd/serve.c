@@ -293,7 +293,7 @@ profile_start(struct serve *sv, struct MHD_Connection *c, void **con_cls)
 	}
 	rq->c = c;
 	rq->waiting = 1;
-	rq->end_ns = profil_outside_monotonic_ns() + (uint64_t)seconds * 1000000000u;
+	rq->end_ns = profil_monotonic_ns() + (uint64_t)seconds * 1000000000u;
 	sv->open[sv->nopen++] = rq;
 	*con_cls = rq;
 	MHD_suspend_connection(c);
@@ -476,7 +476,7 @@ static void
 push_finish(struct serve *sv)
 {
 	sv->s = NULL;
-	push_tick(sv, NULL, profil_outside_monotonic_ns(), 1);
+	push_tick(sv, NULL, profil_monotonic_ns(), 1);
 	profil_push_flush(sv->push, PUSH_FLUSH_MS);
 	push_say(sv, 1);
 }
@@ -508,7 +508,7 @@ static int
 watch(struct profil_outside *s, int woken, void *arg)
 {
 	struct serve *sv = arg;
-	uint64_t now = profil_outside_monotonic_ns();
+	uint64_t now = profil_monotonic_ns();
 	size_t i;
 	int due = 0;
 
@@ -666,7 +666,7 @@ static void
 http_finish(struct serve *sv)
 {
 	const union MHD_DaemonInfo *info;
-	uint64_t until = profil_outside_monotonic_ns() + 5000000000u;
+	uint64_t until = profil_monotonic_ns() + 5000000000u;
 
 	sv->ended = 1;
 	sv->s = NULL;
@@ -676,7 +676,7 @@ http_finish(struct serve *sv)
 		MHD_run_wait(sv->d, 100);
 		info = MHD_get_daemon_info(sv->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 	} while (info != NULL && info->num_connections > 0 &&
-	    profil_outside_monotonic_ns() < until);
+	    profil_monotonic_ns() < until);
 	MHD_stop_daemon(sv->d);
 }
 

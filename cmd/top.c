@@ -266,7 +266,7 @@ draw(struct top *t, int whole)
 	struct profil_report *r = profil_report_new();
 	struct top_row *rows = NULL;
 	struct top_key *cur = NULL;
-	uint64_t now = profil_outside_monotonic_ns(), window = 0, total = 0;
+	uint64_t now = profil_monotonic_ns(), window = 0, total = 0;
 	char *paths[1] = { t->dir };
 	size_t n = 0, i, shown;
 	int srows, cols, rc;
@@ -567,7 +567,7 @@ profil_cmd_top(int argc, char **argv)
 	w.fn = watch;
 	w.arg = &t;
 	o.watch = &w;
-	t.start_ns = t.last_ns = profil_outside_monotonic_ns();
+	t.start_ns = t.last_ns = profil_monotonic_ns();
 	if (t.tty)
 		terminal_enter(&t);
 	w.fd = t.keys ? STDIN_FILENO : -1;

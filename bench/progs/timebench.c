@@ -111,7 +111,7 @@ main(int argc, char **argv)
 	stacks.max_depth = 1;
 	queue.ncells = 16384;
 	queue.cells = map(queue.ncells * sizeof(*queue.cells));
-	queue.base_ns = profil_time_now();
+	queue.base_ns = profil_monotonic_ns();
 	queue.slot_ns = 1000000;
 	profil_sample_tid = 1;
 	atomic_store(&profil_ticks.sink, &sink);

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../sample/unwind.h"
+#include "sample/unwind.h"
 
 /* A loadable segment: file bytes [offset, offset + filesz) at image address vaddr. */
 struct profil_cfi_load {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buildid.h"
 #include "cfi.h"
 
 /* More than any real object's call frame information (libLLVM's is 30 MB). */
@@ -77,30 +78,12 @@ source_copy(const struct source *src, uint64_t off, uint64_t len, uint8_t **out)
 static void
 build_id(struct profil_cfi_object *o, const struct source *src, uint64_t off, uint64_t len)
 {
-	uint8_t *notes, *p, *end;
+	uint8_t *notes;
 
 	if (len > 65536 || source_copy(src, off, len, &notes) < 0)
 		return;
-	for (p = notes, end = notes + len; end - p >= 12;) {
-		uint32_t namesz, descsz, type;
-		size_t nlen, dlen;
-
-		memcpy(&namesz, p, 4);
-		memcpy(&descsz, p + 4, 4);
-		memcpy(&type, p + 8, 4);
-		p += 12;
-		nlen = ((size_t)namesz + 3) & ~(size_t)3;
-		dlen = ((size_t)descsz + 3) & ~(size_t)3;
-		if (nlen > (size_t)(end - p) || dlen > (size_t)(end - p - nlen))
-			break;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p, "GNU", 4) == 0 &&
-		    descsz > 0 && descsz <= sizeof(o->build_id)) {
-			memcpy(o->build_id, p + nlen, descsz);
-			o->build_id_len = descsz;
-			break;
-		}
-		p += nlen + dlen;
-	}
+	o->build_id_len = profil_build_id_notes(notes, (size_t)len, o->build_id,
+	    sizeof(o->build_id));
 	free(notes);
 }
 

@@ -30,7 +30,7 @@
 #include <sys/uio.h>
 
 #include "cfi.h"
-#include "../format/format.h"
+#include "format/format.h"
 
 int
 profil_wait_runs(const char *schedstat, uint64_t *runs, uint64_t *delay)

@@ -2,7 +2,7 @@
 #ifndef PROFIL_CLASSIC_H
 #define PROFIL_CLASSIC_H
 
-#include "../engine/engine.h"
+#include "engine/engine.h"
 
 /* The rate and clock chosen by profil_rate_set(), for the next start. */
 unsigned int profil_classic_hz(void);

@@ -31,24 +31,6 @@ static struct {
 	struct profil_thread slots[PROFIL_MAX_THREADS];
 } engine = { .lock = ATOMIC_FLAG_INIT };
 
-static uint64_t
-process_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t
-profil_monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static pid_t
 current_tid(void)
 {
@@ -177,7 +159,7 @@ profil_engine_start_locked(const struct profil_sink *sink, unsigned int hz,
 		return r;
 	}
 	profil_threads_foreach(arm_other_thread, &self);
-	engine.cpu_start = process_cpu_ns();
+	engine.cpu_start = profil_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	engine.running = 1;
 	engine.starved = 0;
 	engine.generation++;
@@ -204,7 +186,7 @@ profil_engine_stop_locked(void)
 	for (uint64_t t0 = profil_monotonic_ns(); atomic_load(&profil_ticks.running) != 0 &&
 	    profil_monotonic_ns() - t0 < 2000000000ULL; )
 		sched_yield();
-	engine.cpu_ns = process_cpu_ns() - engine.cpu_start;
+	engine.cpu_ns = profil_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - engine.cpu_start;
 	engine.running = 0;
 	engine.generation++;
 }
@@ -253,7 +235,7 @@ profil_engine_stats_locked(struct profil_stats *st)
 	st->running = engine.running;
 	st->signals = atomic_load(&profil_ticks.signals);
 	st->ticks = atomic_load(&profil_ticks.ticks);
-	st->cpu_ns = engine.running ? process_cpu_ns() - engine.cpu_start : engine.cpu_ns;
+	st->cpu_ns = engine.running ? profil_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - engine.cpu_start : engine.cpu_ns;
 	st->threads = engine.threads;
 	st->thread_failures = engine.thread_failures;
 	if (st->cpu_ns > 0)
@@ -312,7 +294,7 @@ profil_engine_fork_child_locked(void)
 		/* Nothing ticks; leave the handler in place, it cannot be reached. */
 		return;
 	}
-	engine.cpu_start = process_cpu_ns();
+	engine.cpu_start = profil_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /*

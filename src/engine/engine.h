@@ -14,8 +14,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../../include/profil.h"
-#include "../sample/sample.h"
+#include <profil.h>
+#include "base/clock.h"
+#include "sample/sample.h"
 
 #define PROFIL_HZ_MAX 20000
 
@@ -105,9 +106,6 @@ void profil_engine_signal_taken(int s, const struct sigaction *act);
  */
 enum { PROFIL_STARVED_NO_SIGNAL = 1, PROFIL_STARVED_REPLACED };
 int profil_engine_starved_locked(void);
-
-/* CLOCK_MONOTONIC in nanoseconds: the engine's and the recorder's one clock for intervals. */
-uint64_t profil_monotonic_ns(void);
 
 /* src/engine/tasks.c: calls fn(tid, arg) for every thread of the process. */
 int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "../record/protocol.h"
+#include "record/protocol.h"
 
 /* How long a probe child may take: a filter's SECCOMP_RET_USER_NOTIF may block it for good. */
 #define PROBE_TIMEOUT_NS 2000000000L

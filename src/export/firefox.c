@@ -133,7 +133,7 @@ frame_get(struct ff_thread *t, const char *name, uint32_t line, int category, in
 	if (s < 0 || grow((void **)&t->frames, &t->frames_cap, t->nframes, sizeof(*t->frames)))
 		return -ENOMEM;
 	k.fr.location = (uint32_t)s;
-	i = profil_index_get(&t->frame_index, profil_index_hash((uint64_t)s, line,
+	i = profil_index_get(&t->frame_index, profil_hash3((uint64_t)s, line,
 	    (uint64_t)category << 8 | (uint64_t)sub), frame_same, &k, t->nframes);
 	if (i < 0)
 		return -ENOMEM;
@@ -164,7 +164,7 @@ stack_get(struct ff_thread *t, uint32_t prefix, uint32_t frame)
 
 	if (grow((void **)&t->stacks, &t->stacks_cap, t->nstacks, sizeof(*t->stacks)))
 		return -ENOMEM;
-	i = profil_index_get(&t->stack_index, profil_index_hash(prefix, frame, 0), stack_same, &k,
+	i = profil_index_get(&t->stack_index, profil_hash3(prefix, frame, 0), stack_same, &k,
 	    t->nstacks);
 	if (i < 0)
 		return -ENOMEM;
@@ -254,7 +254,7 @@ thread_get(struct ff *ff, size_t file, uint32_t tid)
 
 	if (grow((void **)&ff->threads, &ff->threads_cap, ff->nthreads, sizeof(*ff->threads)))
 		return -ENOMEM;
-	i = profil_index_get(&ff->thread_index, profil_index_hash(file, tid, 0), thread_same, &k,
+	i = profil_index_get(&ff->thread_index, profil_hash3(file, tid, 0), thread_same, &k,
 	    ff->nthreads);
 	if (i < 0 || (size_t)i < ff->nthreads)
 		return i;

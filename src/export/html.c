@@ -134,7 +134,7 @@ thread_get(struct html *h, size_t file, uint32_t tid)
 		h->threads = t;
 		h->cap_threads = cap;
 	}
-	i = profil_index_get(&h->thread_index, profil_index_hash(file, tid, 0), thread_same, &k,
+	i = profil_index_get(&h->thread_index, profil_hash3(file, tid, 0), thread_same, &k,
 	    h->nthreads);
 	if (i < 0 || (size_t)i < h->nthreads)
 		return i;

@@ -116,11 +116,7 @@ struct idtab {
 static uint64_t
 id_hash(uint64_t a, uint64_t b)
 {
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^
-	    (b + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
-
-	h ^= h >> 29;
-	return h;
+	return profil_hash3(a, b + 0x632be59bd9b4e019ull, 0);
 }
 
 struct id_key {

@@ -77,7 +77,7 @@ child_get(struct profil_tree *t, const struct node_key *k)
 		t->nodes = nd;
 		t->cap = cap;
 	}
-	i = profil_index_get(&t->index, profil_index_hash(parent, (uintptr_t)k->name,
+	i = profil_index_get(&t->index, profil_hash3(parent, (uintptr_t)k->name,
 	    k->bare ? k->offset : UINT64_MAX), node_same, k, t->n);
 	if (i < 0)
 		return 0;

@@ -271,7 +271,7 @@ on_timer(CURLM *multi, long timeout_ms, void *arg)
 	if (timeout_ms < 0)
 		p->curl_due = 0;
 	else
-		p->curl_due = profil_outside_monotonic_ns() + (uint64_t)timeout_ms * NS_PER_MS + 1;
+		p->curl_due = profil_monotonic_ns() + (uint64_t)timeout_ms * NS_PER_MS + 1;
 	return 0;
 }
 
@@ -315,7 +315,7 @@ profil_push_new(const struct profil_push_opts *o, char *err, size_t errlen)
 	p->retry_max_ms = o->retry_max_ms != 0 ? o->retry_max_ms : PUSH_RETRY_MAX_MS;
 	if (p->retry_max_ms < PUSH_RETRY_MIN_MS)
 		p->retry_max_ms = PUSH_RETRY_MIN_MS;
-	p->rng = profil_outside_monotonic_ns() ^ ((uint64_t)getpid() << 32) ^ (uintptr_t)p;
+	p->rng = profil_monotonic_ns() ^ ((uint64_t)getpid() << 32) ^ (uintptr_t)p;
 	rc = -ENOMEM;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		free(p);
@@ -603,7 +603,7 @@ profil_push_poll(struct profil_push *p)
 	/* A handful of rounds: starting a request or finishing one makes libcurl ask for an
 	 * immediate call, which the next round makes without waiting for the caller's loop. */
 	for (int round = 0; round < 4; round++) {
-		uint64_t now = profil_outside_monotonic_ns();
+		uint64_t now = profil_monotonic_ns();
 		CURLMsg *m;
 		int left, acted = 0;
 
@@ -626,7 +626,7 @@ profil_push_poll(struct profil_push *p)
 			curl_multi_socket_action(p->multi, ev[i].data.fd, mask, &running);
 			acted = 1;
 		}
-		now = profil_outside_monotonic_ns();
+		now = profil_monotonic_ns();
 		if (p->curl_due != 0 && now >= p->curl_due) {
 			p->curl_due = 0;
 			curl_multi_socket_action(p->multi, CURL_SOCKET_TIMEOUT, 0, &running);
@@ -651,12 +651,12 @@ profil_push_poll(struct profil_push *p)
 int
 profil_push_flush(struct profil_push *p, unsigned int timeout_ms)
 {
-	uint64_t end = profil_outside_monotonic_ns() + (uint64_t)timeout_ms * NS_PER_MS;
+	uint64_t end = profil_monotonic_ns() + (uint64_t)timeout_ms * NS_PER_MS;
 	struct pollfd pfd = { .fd = p->epfd, .events = POLLIN };
 	int rc;
 
 	while ((rc = profil_push_poll(p)) > 0) {
-		uint64_t now = profil_outside_monotonic_ns();
+		uint64_t now = profil_monotonic_ns();
 
 		if (now >= end)
 			return -ETIMEDOUT;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "export/export.h"
 #include "fleet/window.h"
 #include "format/format.h"
@@ -42,8 +43,8 @@ sample_hash(const struct profil_file_sample *s)
 	uint32_t i;
 
 	for (i = 0; i < s->depth; i++)
-		h = profil_index_hash(h, s->pcs[i], i);
-	return profil_index_hash((uint64_t)s->tid << 32 | s->epoch, s->depth, h);
+		h = profil_hash3(h, s->pcs[i], i);
+	return profil_hash3((uint64_t)s->tid << 32 | s->epoch, s->depth, h);
 }
 
 static int
@@ -119,15 +120,6 @@ is_profile(const char *name)
 	return name[0] != '.' && len >= 8 && strcmp(name + len - 7, ".profil") == 0;
 }
 
-static uint64_t
-realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int
 read_at(const char *dir, const char *name, struct profil_file **f)
 {
@@ -147,7 +139,7 @@ profil_window_mark(struct profil_window *w, const char *dir, int prune)
 	int rc = 0;
 
 	memset(w, 0, sizeof(*w));
-	w->start_ns = realtime_ns();
+	w->start_ns = profil_clock_ns(CLOCK_REALTIME);
 	w->dir = strdup(dir);
 	d = opendir(dir);
 	if (w->dir == NULL || d == NULL) {

@@ -7,24 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/write.h"
 #include "format.h"
 
 static void
 flush_buf(struct profil_writer *w, size_t upto)
 {
-	size_t off = 0;
-	ssize_t n;
-
-	while (off < upto && w->error == 0) {
-		n = write(w->fd, w->buf + off, upto - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			w->error = n < 0 ? -errno : -EIO;
-			break;
-		}
-		off += (size_t)n;
-	}
+	if (w->error == 0)
+		w->error = profil_write_all(w->fd, w->buf, upto);
 	memmove(w->buf, w->buf + upto, w->len - upto);
 	w->len -= upto;
 }

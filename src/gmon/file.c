@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/write.h"
 #include "gmon.h"
 
 static atomic_size_t file_len;	/* bytes the file has now: it only grows until exit */
@@ -189,7 +190,7 @@ int
 profil_gmon_file_relocate(int dirfd)
 {
 	struct profil_gmon *g = &profil_gmon_rt;
-	size_t len = atomic_load(&file_len), done = 0;
+	size_t len = atomic_load(&file_len);
 	unsigned char *p;
 	char name[sizeof(g->name)];
 	int fd, r;
@@ -198,17 +199,9 @@ profil_gmon_file_relocate(int dirfd)
 	fd = profil_gmon_file_create(dirfd, name, 0);
 	if (fd < 0)
 		return fd;
-	while (done < len) {
-		ssize_t w = write(fd, g->buf + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			r = w < 0 ? -errno : -EIO;
-			goto fail;
-		}
-		done += (size_t)w;
-	}
+	r = profil_write_all(fd, g->buf, len);
+	if (r < 0)
+		goto fail;
 	r = profil_gmon_file_map(fd, len, g->buflen, g->buf, &p);
 	if (r < 0)
 		goto fail;

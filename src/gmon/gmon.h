@@ -27,7 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../engine/engine.h"
+#include "base/hash.h"
+#include "engine/engine.h"
 
 /* gmon_out.h */
 #define PROFIL_GMON_HDR_SIZE	20
@@ -95,6 +96,13 @@ struct profil_gmon {
 };
 
 extern struct profil_gmon profil_gmon_rt;
+
+/* The slot of the arc from -> to in a table of mask + 1 slots (mcount's and the merge's). */
+static inline size_t
+profil_gmon_arc_hash(uint64_t from, uint64_t to, size_t mask)
+{
+	return (size_t)(profil_hash_spread(from, to, 0) >> 29) & mask;
+}
 
 /* src/gmon/mcount.c: the C half of mcount, and a thread's end. */
 void profil_gmon_mcount(uintptr_t frompc, uintptr_t selfpc);

@@ -219,14 +219,6 @@ profil_gmon_table_is_mine(size_t i)
 	return self.table == &profil_gmon_rt.tables[i];
 }
 
-static inline size_t
-arc_hash(uint64_t from, uint64_t selfpc, size_t mask)
-{
-	uint64_t k = from * 0x9e3779b97f4a7c15ULL ^ selfpc * 0xc2b2ae3d27d4eb4fULL;
-
-	return (size_t)(k >> 29) & mask;
-}
-
 void
 profil_gmon_mcount(uintptr_t frompc, uintptr_t selfpc)
 {
@@ -266,7 +258,7 @@ profil_gmon_mcount(uintptr_t frompc, uintptr_t selfpc)
 	from = frompc - g->bias;
 	to = selfpc - g->bias;
 	mask = g->nslots - 1;
-	for (i = arc_hash(from, to, mask);; i = (i + 1) & mask) {
+	for (i = profil_gmon_arc_hash(from, to, mask);; i = (i + 1) & mask) {
 		s = &t->slots[i];
 		if (s->self_pc == to && s->from_pc == from) {
 			if (s->count != UINT32_MAX)

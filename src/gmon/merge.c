@@ -10,24 +10,16 @@
 #include <fcntl.h>
 #include <linux/membarrier.h>
 #include <sched.h>
-#include <stdio.h>		/* renameat(2), a system call; no stdio is used */
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+#include "base/write.h"
 #include "gmon.h"
 
 #define QUIESCE_NS 200000000ULL	/* a thread preempted inside mcount gets this long */
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 int
 profil_gmon_quiesce(void)
@@ -45,7 +37,7 @@ profil_gmon_quiesce(void)
 	 */
 	if (!g->membarrier || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
 		return -EBUSY;
-	deadline = now_ns() + QUIESCE_NS;
+	deadline = profil_monotonic_ns() + QUIESCE_NS;
 	do {
 		busy = atomic_load(&profil_gmon_claiming) != 0;
 		n = atomic_load(&g->ntables);
@@ -55,16 +47,8 @@ profil_gmon_quiesce(void)
 		if (!busy)
 			return 0;
 		sched_yield();
-	} while (now_ns() < deadline);
+	} while (profil_monotonic_ns() < deadline);
 	return -EBUSY;
-}
-
-static size_t
-arc_hash(uint64_t from, uint64_t to, size_t mask)
-{
-	uint64_t k = from * 0x9e3779b97f4a7c15ULL ^ to * 0xc2b2ae3d27d4eb4fULL;
-
-	return (size_t)(k >> 29) & mask;
 }
 
 /*
@@ -94,7 +78,7 @@ profil_gmon_merge(struct profil_gmon_arc *arcs, size_t nslots)
 		rec = arcs[i];
 		if (rec.self_pc == 0)
 			continue;
-		for (j = arc_hash(rec.from_pc, rec.self_pc, mask);; j = (j + 1) & mask) {
+		for (j = profil_gmon_arc_hash(rec.from_pc, rec.self_pc, mask);; j = (j + 1) & mask) {
 			struct profil_gmon_arc *m;
 
 			if (idx[j] == 0) {
@@ -115,25 +99,6 @@ profil_gmon_merge(struct profil_gmon_arc *arcs, size_t nslots)
 	}
 	munmap(idx, nidx * sizeof(*idx));
 	return (long)w;
-}
-
-/* Writes all of p, or returns -errno. */
-static int
-write_all(int fd, const void *p, size_t len)
-{
-	const unsigned char *b = p;
-
-	while (len > 0) {
-		ssize_t w = write(fd, b, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		b += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 /*
@@ -159,19 +124,13 @@ publish(struct profil_gmon *g, const struct profil_gmon_arc *arcs, size_t narcs)
 	tmp[at] = '\0';
 	/* A leftover of an earlier process of this pid, killed while it merged. */
 	unlinkat(g->dirfd, tmp, 0);
-	fd = openat(g->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = profil_tmp_create(g->dirfd, tmp);
 	if (fd < 0)
-		return -errno;
-	r = write_all(fd, g->buf, g->arcs_off);
+		return fd;
+	r = profil_write_all(fd, g->buf, g->arcs_off);
 	if (r == 0)
-		r = write_all(fd, arcs, narcs * sizeof(*arcs));
-	if (close(fd) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && renameat(g->dirfd, tmp, g->dirfd, g->name) != 0)
-		r = -errno;
-	if (r < 0)
-		unlinkat(g->dirfd, tmp, 0);
-	return r;
+		r = profil_write_all(fd, arcs, narcs * sizeof(*arcs));
+	return profil_tmp_commit(g->dirfd, tmp, g->name, fd, r);
 }
 
 void

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/write.h"
 #include "format/format.h"
 #include "jit/jit.h"
 
@@ -72,24 +73,17 @@ profil_jit_name_profile(int dirfd, const char *name, char *why, size_t cap)
 	w = malloc(sizeof(*w));
 	/* Ours alone: a run killed before its rename leaves no name that stops the next. */
 	snprintf(tmp, sizeof(tmp), ".%.*s.%d.jit.tmp", PROFIL_FORMAT_MAX_NAME, name, (int)getpid());
-	fd = w == NULL ? -ENOMEM : openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600);
+	fd = w == NULL ? -ENOMEM : profil_tmp_create(dirfd, tmp);
 	if (fd < 0) {
-		n = w == NULL ? -ENOMEM : -errno;
+		n = fd;
 		goto out;
 	}
 	profil_writer_init(w, fd);
 	profil_writer_file(w, f);
 	profil_jit_write_marked(&t, w);
-	r = profil_writer_finish(w);
-	if (close(fd) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && renameat(dirfd, tmp, dirfd, name) != 0)
-		r = -errno;
-	if (r < 0) {
-		unlinkat(dirfd, tmp, 0);
+	r = profil_tmp_commit(dirfd, tmp, name, fd, profil_writer_finish(w));
+	if (r < 0)
 		n = r;
-	}
 out:
 	free(w);
 	profil_jit_table_free(&t);

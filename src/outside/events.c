@@ -27,15 +27,6 @@
 #define COPY_PAGES	1024	/* with stack copies: retried smaller where that is refused */
 #define MIN_PAGES	8
 
-uint64_t
-profil_outside_monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* The start of a small text file (/proc, /sys), NUL-terminated; its length or -1. */
 ssize_t
 profil_outside_read_text(const char *path, char *buf, size_t cap)
@@ -587,7 +578,7 @@ rec_cmp(const void *a, const void *b)
 void
 profil_outside_read(struct profil_outside *s, int final)
 {
-	uint64_t now = profil_outside_monotonic_ns(), limit = s->last_read, drained = now;
+	uint64_t now = profil_monotonic_ns(), limit = s->last_read, drained = now;
 	size_t i, done, keep = 0, arena = 0, sorted;
 
 	for (i = 0; i < s->nrings; i++)
@@ -609,10 +600,10 @@ profil_outside_read(struct profil_outside *s, int final)
 		 * in is newer than the limit, and waits, unsorted, for the next read.
 		 */
 		if (!final && (done & 63) == 63 &&
-		    profil_outside_monotonic_ns() - drained > 20 * 1000 * 1000) {
+		    profil_monotonic_ns() - drained > 20 * 1000 * 1000) {
 			for (i = 0; i < s->nrings; i++)
 				ring_read(s, &s->rings[i]);
-			drained = profil_outside_monotonic_ns();
+			drained = profil_monotonic_ns();
 		}
 	}
 	/* What waits moves to the front of the arena, in its new order. */

@@ -18,15 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "session.h"
-
-static uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 29);
-}
 
 /* ---- pids ---- */
 
@@ -58,7 +51,8 @@ pid_row(struct profil_outside *s, pid_t pid)
 		s->pids = p;
 		s->pidcap = cap;
 	}
-	row = profil_index_get(&s->pid_index, mix(0, (uint64_t)pid), pid_same, &k, s->npids);
+	row = profil_index_get(&s->pid_index, profil_hash_mix(0, (uint64_t)pid), pid_same, &k,
+	    s->npids);
 	if (row < 0)
 		return NULL;
 	if ((size_t)row == s->npids) {
@@ -162,7 +156,8 @@ thread_of(struct profil_outside_image *im, uint32_t tid)
 		im->threads = p;
 		im->threadcap = cap;
 	}
-	row = profil_index_get(&im->thread_index, mix(1, tid), thread_same, &k, im->nthreads);
+	row = profil_index_get(&im->thread_index, profil_hash_mix(1, tid), thread_same, &k,
+	    im->nthreads);
 	if (row < 0)
 		return NULL;
 	if ((size_t)row == im->nthreads) {
@@ -432,13 +427,13 @@ sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, u
     uint64_t weight)
 {
 	struct entry_key k = { im, tid, im->epoch, depth, pcs };
-	uint64_t h = mix(mix(mix(2, tid), im->epoch), depth);
+	uint64_t h = profil_hash_mix(profil_hash_mix(profil_hash_mix(2, tid), im->epoch), depth);
 	struct profil_outside_entry *e;
 	ssize_t row;
 	uint32_t i;
 
 	for (i = 0; i < depth; i++)
-		h = mix(h, pcs[i]);
+		h = profil_hash_mix(h, pcs[i]);
 	if (im->nentries == im->entrycap) {
 		size_t cap = im->entrycap ? im->entrycap * 2 : 64;
 		struct profil_outside_entry *p = realloc(im->entries, cap * sizeof(*p));
@@ -574,7 +569,7 @@ int
 profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image *im)
 {
 	char path[64], buf[4096], comm[64];
-	uint64_t now = profil_outside_monotonic_ns() + (uint64_t)s->realtime_offset;
+	uint64_t now = profil_monotonic_ns() + (uint64_t)s->realtime_offset;
 	struct dirent *d;
 	ssize_t n;
 	FILE *f;
@@ -814,7 +809,7 @@ profil_outside_image_end(struct profil_outside *s, struct profil_outside_image *
 	im->exit_kind = kind;
 	im->exit_code = code;
 	if (im->end_ns == 0)
-		im->end_ns = profil_outside_monotonic_ns() + (uint64_t)s->realtime_offset;
+		im->end_ns = profil_monotonic_ns() + (uint64_t)s->realtime_offset;
 	profil_outside_image_write(s, im);
 	if (row != NULL && row->image == im)
 		row->image = NULL;

@@ -17,7 +17,6 @@ int
 profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **out)
 {
 	struct profil_outside *s = calloc(1, sizeof(*s));
-	struct timespec rt;
 
 	if (s == NULL)
 		return -ENOMEM;
@@ -47,10 +46,9 @@ profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **
 	s->opts.stack_copy &= ~7u;
 	s->period_ns = 1000000000ULL / (o->hz > 0 ? o->hz : 1000);
 	s->kernel = !o->user_only;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	s->realtime_offset = (int64_t)((uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec) -
-	    (int64_t)profil_outside_monotonic_ns();
-	s->last_read = profil_outside_monotonic_ns();
+	s->realtime_offset = (int64_t)profil_clock_ns(CLOCK_REALTIME) -
+	    (int64_t)profil_monotonic_ns();
+	s->last_read = profil_monotonic_ns();
 	s->self = getpid();
 	*out = s;
 	return 0;

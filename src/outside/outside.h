@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/clock.h"
+
 /* Bytes of user stack copied with each sample: the default, and the most the kernel takes. */
 #define PROFIL_OUTSIDE_STACK_COPY	16384u
 #define PROFIL_OUTSIDE_STACK_COPY_MAX	65000u
@@ -77,9 +79,6 @@ int profil_outside_probe_system(char *err, size_t errlen);
  * kernel.perf_event_paranoid is 0 or less or the caller has CAP_PERFMON).
  */
 int profil_outside_system(struct profil_outside *s, pid_t root, char *err, size_t errlen);
-
-/* CLOCK_MONOTONIC in ns: the one clock of the recorder, its records and its commands' loops. */
-uint64_t profil_outside_monotonic_ns(void);
 
 /* The value of the sysctl kernel.<name> as text for a message, or "?". */
 void profil_outside_sysctl(const char *name, char *out, size_t cap);

@@ -190,7 +190,7 @@ wall_thread(struct profil_outside *s, struct profil_outside_image *im,
 void
 profil_outside_wall_tick(struct profil_outside *s, uint64_t weight)
 {
-	s->wall_now = profil_outside_monotonic_ns();
+	s->wall_now = profil_monotonic_ns();
 	for (size_t i = 0; i < s->npids; i++) {
 		struct profil_outside_image *im = s->pids[i].image;
 

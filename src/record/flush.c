@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/write.h"
 #include "record.h"
 
 static struct profil_writer writer;	/* 64 KiB: static, under the recorder lock */
@@ -32,15 +33,6 @@ profil_record_map_zero(size_t bytes)
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
-}
-
-uint64_t
-profil_record_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t system_start_ns;
@@ -200,23 +192,17 @@ copy_spill(struct profil_writer *w)
 	while (off < profil_rec.spill_bytes) {
 		size_t want = profil_rec.spill_bytes - off < sizeof(copy_buf) ?
 		    (size_t)(profil_rec.spill_bytes - off) : sizeof(copy_buf);
-		size_t done = 0;
+		int r;
 
 		n = pread(profil_rec.spill_fd, copy_buf, want, (off_t)off);
 		if (n <= 0) {
 			w->error = n < 0 ? -errno : -EIO;
 			return;
 		}
-		while (done < (size_t)n) {
-			ssize_t m = write(w->fd, copy_buf + done, (size_t)n - done);
-
-			if (m < 0 && errno == EINTR)
-				continue;
-			if (m <= 0) {
-				w->error = m < 0 ? -errno : -EIO;
-				return;
-			}
-			done += (size_t)m;
+		r = profil_write_all(w->fd, copy_buf, (size_t)n);
+		if (r < 0) {
+			w->error = r;
+			return;
 		}
 		off += (uint64_t)n;
 	}
@@ -321,7 +307,7 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 	h.clock = (uint32_t)st->clock;
 	h.achieved_mhz = (uint64_t)(st->achieved_hz * 1000.0 + 0.5);
 	h.start_ns = profil_rec.start_ns;
-	h.end_ns = profil_record_now_ns();
+	h.end_ns = profil_clock_ns(CLOCK_REALTIME);
 	h.cpu_ns = st->cpu_ns;
 	h.samples = st->signals;
 	h.ticks = st->ticks;
@@ -409,25 +395,19 @@ profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct p
 	append(tmp, sizeof(tmp), &len, ".");
 	append_uint(tmp, sizeof(tmp), &len, tmp_serial++);
 	append(tmp, sizeof(tmp), &len, ".tmp");
-	fd = openat(dfd, at_name(dfd, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
+	fd = profil_tmp_create(dfd, at_name(dfd, tmp));
 	if (fd < 0) {
-		r = -errno;
+		r = fd;
 		profil_record_warn_errno("cannot create profile", tmp, -r);
 		report(-r);
 		return r;
 	}
 	profil_writer_init(&writer, fd);
 	write_profile(&writer, exit_kind, exit_code, st);
-	r = profil_writer_finish(&writer);
-	if (close(fd) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && renameat(dfd, at_name(dfd, tmp), dfd, at_name(dfd, profil_rec.path)) != 0)
-		r = -errno;
-	if (r < 0) {
-		unlinkat(dfd, at_name(dfd, tmp), 0);
+	r = profil_tmp_commit(dfd, at_name(dfd, tmp), at_name(dfd, profil_rec.path), fd,
+	    profil_writer_finish(&writer));
+	if (r < 0)
 		profil_record_warn_errno("cannot write profile", profil_rec.path, -r);
-	}
 	report(-r);
 	return r;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buildid.h"
 #include "record.h"
 
 static char buf[64 * 1024];
@@ -73,7 +74,7 @@ read_build_id(const char *path, uint8_t *id)
 	    eh.e_phentsize != sizeof(ph))
 		goto out;
 	for (i = 0; i < eh.e_phnum && got == 0; i++) {
-		size_t off = 0, len;
+		size_t len;
 		ssize_t n;
 
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
@@ -83,26 +84,8 @@ read_build_id(const char *path, uint8_t *id)
 		n = pread(fd, note, len, (off_t)ph.p_offset);
 		if (n < 0)
 			continue;
-		len = (size_t)n;
-		while (off + sizeof(Elf64_Nhdr) <= len) {
-			Elf64_Nhdr nh;
-			size_t name_at, desc_at, next;
-
-			memcpy(&nh, note + off, sizeof(nh));
-			name_at = off + sizeof(nh);
-			desc_at = name_at + ((nh.n_namesz + 3) & ~3u);
-			next = desc_at + ((nh.n_descsz + 3) & ~3u);
-			if (next > len || desc_at > len)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp(note + name_at, "GNU", 4) == 0 && nh.n_descsz > 0 &&
-			    nh.n_descsz <= PROFIL_FORMAT_MAX_BUILD_ID) {
-				memcpy(id, note + desc_at, nh.n_descsz);
-				got = nh.n_descsz;
-				break;
-			}
-			off = next;
-		}
+		got = (uint32_t)profil_build_id_notes(note, (size_t)n, id,
+		    PROFIL_FORMAT_MAX_BUILD_ID);
 	}
 out:
 	close(fd);
@@ -223,7 +206,7 @@ void
 profil_record_maps_snapshot(void)
 {
 	uint32_t epoch = atomic_load(&profil_rec.stacks.epoch);
-	uint64_t now = profil_record_now_ns();
+	uint64_t now = profil_clock_ns(CLOCK_REALTIME);
 	size_t have = 0, i;
 	int fd, changed = 0;
 	ssize_t n;

@@ -196,15 +196,6 @@ env_ulong(const char *name, unsigned long dflt, unsigned long min, unsigned long
 	return x;
 }
 
-static uint64_t
-process_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* The ring clock's figures in the engine's terms, for the header. */
 static void
 ring_stats(struct profil_stats *st)
@@ -219,7 +210,7 @@ ring_stats(struct profil_stats *st)
 	 * too; the header counts them as dropped, so that every tick is counted or dropped.
 	 */
 	st->ticks = profil_ring_stats.samples + profil_ring_stats.lost;
-	st->cpu_ns = process_cpu_ns() - cpu_start_ns;
+	st->cpu_ns = profil_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start_ns;
 	st->threads = profil_ring_stats.threads;
 	st->thread_failures = profil_ring_stats.failures;
 	if (st->cpu_ns > 0)
@@ -934,7 +925,7 @@ atfork_child(void)
 		profil_rec.enabled = 0;
 	if (profil_rec.enabled) {
 		profil_rec.pid = getpid();
-		profil_rec.start_ns = profil_record_now_ns();
+		profil_rec.start_ns = profil_clock_ns(CLOCK_REALTIME);
 		/* Fresh zero pages in place of the parent's counts. */
 		for (i = 0; i < 2; i++) {
 			struct profil_stack_table *t = &s->tables[i];
@@ -953,7 +944,7 @@ atfork_child(void)
 		profil_rec.nthreads = 0;
 		profil_rec.warned = 0;
 		profil_rec.report_failed = 0;
-		cpu_start_ns = process_cpu_ns();
+		cpu_start_ns = profil_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		profil_record_system_mark();
 		if (ring_mode) {
 			profil_ring_forget_all();
@@ -1276,7 +1267,7 @@ setup(void)
 	n = readlink("/proc/self/exe", profil_rec.exe, sizeof(profil_rec.exe) - 1);
 	profil_rec.exe[n > 0 ? n : 0] = '\0';
 	profil_rec.pid = getpid();
-	profil_rec.start_ns = profil_record_now_ns();
+	profil_rec.start_ns = profil_clock_ns(CLOCK_REALTIME);
 	if (profil_record_choose_path() < 0) {
 		profil_record_warn("recorder disabled: no free file name", profil_rec.path);
 		return -EEXIST;
@@ -1333,7 +1324,7 @@ setup(void)
 	profil_exit_hook_add(record_on_exit, NULL);
 
 	/* Ring buffers where perf events are allowed: no signal per sample at all. */
-	cpu_start_ns = process_cpu_ns();
+	cpu_start_ns = profil_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	profil_record_system_mark();
 	profil_ring_init(sysconf(_SC_PAGESIZE));
 	if (profil_rec.clock == PROFIL_CLOCK_AUTO || profil_rec.clock == PROFIL_FILE_CLOCK_RING) {

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../engine/engine.h"
-#include "../format/format.h"
-#include "../sample/stacks.h"
+#include "engine/engine.h"
+#include "format/format.h"
+#include "sample/stacks.h"
 
 #define PROFIL_RECORD_MAX_MAPS		4096
 #define PROFIL_RECORD_MAX_THREADS	8192
@@ -178,7 +178,6 @@ void profil_record_times_spill_end(int which, uint64_t base, int written);
 void profil_record_times_write(struct profil_writer *w, uint64_t spill_base, int spilled);
 uint64_t profil_record_times_untimed(void);
 
-uint64_t profil_record_now_ns(void);
 /*
  * The process's time in kernel mode from now on, as the kernel counts it (getrusage(2)): the
  * header's system_ns, the time the samples, of user space alone, could not see.

@@ -264,7 +264,7 @@ take_sample(const uint64_t *rec, size_t words, int stacks, int timed)
 		return;
 	ip = rec[0];
 	tid = (uint32_t)(rec[1] >> 32);
-	when = timed ? rec[2] : profil_time_now();
+	when = timed ? rec[2] : profil_monotonic_ns();
 	/* What follows the time is read as if it came right after the tid. */
 	rec += timed;
 	words -= (size_t)timed;

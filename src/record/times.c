@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../profile/timeline.h"
+#include "profile/timeline.h"
 #include "record.h"
 
 /*
@@ -36,7 +36,7 @@ static struct profil_file_time chunk[CHUNK];
 static void
 start(void)
 {
-	uint64_t real = profil_record_now_ns(), mono = profil_time_now();
+	uint64_t real = profil_clock_ns(CLOCK_REALTIME), mono = profil_monotonic_ns();
 
 	/* Slot 0 starts at the header's start_ns, read a little before, on the other clock. */
 	queue.base_ns = mono - (real > profil_rec.start_ns ? real - profil_rec.start_ns : 0);
@@ -63,7 +63,7 @@ void
 profil_record_times_clock(void)
 {
 	if (queue.cells != NULL)
-		atomic_store_explicit(&queue.published, profil_time_now(), memory_order_relaxed);
+		atomic_store_explicit(&queue.published, profil_monotonic_ns(), memory_order_relaxed);
 }
 
 int

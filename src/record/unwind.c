@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../cfi/cfi.h"
+#include "cfi/cfi.h"
 #include "record.h"
 
 #define MAX_OBJECTS	1024

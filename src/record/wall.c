@@ -26,7 +26,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../cfi/cfi.h"
+#include "cfi/cfi.h"
 #include "record.h"
 
 /* Threads followed; more are not sampled while they wait (counted in profil_wall_stats). */
@@ -365,7 +365,7 @@ profil_record_wall_tick(uint64_t weight, uint32_t self, uint32_t keeper)
 	skip[0] = self;
 	skip[1] = keeper;
 	weight_now = weight;
-	tick_when = profil_time_now();
+	tick_when = profil_monotonic_ns();
 	for (i = 0; i < nwaiters; i++)
 		waiters[i].seen = 0;
 	profil_threads_foreach(visit, &at);

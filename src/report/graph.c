@@ -96,7 +96,7 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 		return -ENOMEM;
 	frame_key(fr->loc, fr->loc != NULL ? fr->module : NULL,
 	    fr->loc != NULL ? fr->offset : fr->pc, k.key);
-	id = profil_index_get(&g->node_index, profil_index_hash(k.key[0], k.key[1], k.key[2]),
+	id = profil_index_get(&g->node_index, profil_hash3(k.key[0], k.key[1], k.key[2]),
 	    node_same, &k, g->nnodes);
 	if (id < 0 || (size_t)id < g->nnodes)
 		return id;
@@ -131,7 +131,7 @@ arc_get(struct graph *g, uint32_t caller, uint32_t callee)
 
 	if (room((void **)&g->arcs, &g->caparcs, g->narcs, sizeof(*g->arcs)) != 0)
 		return -ENOMEM;
-	id = profil_index_get(&g->arc_index, profil_index_hash(caller, callee, 3), arc_same, &k,
+	id = profil_index_get(&g->arc_index, profil_hash3(caller, callee, 3), arc_same, &k,
 	    g->narcs);
 	if (id < 0 || (size_t)id < g->narcs)
 		return id;

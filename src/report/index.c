@@ -24,16 +24,6 @@ profil_index_init(struct profil_index *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-uint64_t
-profil_index_hash(uint64_t a, uint64_t b, uint64_t c)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full ^
-	    c * 0x165667b19e3779f9ull;
-
-	h ^= h >> 29;
-	return h;
-}
-
 void
 profil_index_release(struct profil_index *ix)
 {

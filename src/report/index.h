@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* profil_hash3(): the hash of a key of up to three words the views' tables share. */
+#include "base/hash.h"
+
 struct profil_index_slot;
 
 /* A zeroed index is an empty one, as after profil_index_init(). */
@@ -22,10 +25,6 @@ struct profil_index {
 };
 
 void profil_index_init(struct profil_index *ix);
-
-/* A hash of a key of up to three 64-bit words (pointers, offsets, numbers), for
- * profil_index_get(): the one the views' tables share. */
-uint64_t profil_index_hash(uint64_t a, uint64_t b, uint64_t c);
 
 /* Frees the slots; the index is empty (and usable) again.  The rows are the caller's. */
 void profil_index_release(struct profil_index *ix);

@@ -130,17 +130,6 @@ profil_count_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static uint64_t
-entry_hash(const struct profil_module *mod, uint64_t key, int known, uint64_t group)
-{
-	uint64_t h = (uint64_t)(uintptr_t)mod * 0x9e3779b97f4a7c15ull;
-
-	h ^= (key + (uint64_t)known) * 0xc2b2ae3d27d4eb4full;
-	h ^= group * 0x165667b19e3779f9ull;
-	h ^= h >> 29;
-	return h;
-}
-
 struct entry_key {
 	const struct profil_report *r;
 	const struct profil_module *mod;
@@ -177,7 +166,8 @@ entry_get(struct profil_report *r, const struct profil_module *mod, uint64_t key
 		r->entries = e;
 		r->cap = cap;
 	}
-	i = profil_index_get(&r->index, entry_hash(mod, key, known, group), entry_same, &k,
+	i = profil_index_get(&r->index,
+	    profil_hash3((uint64_t)(uintptr_t)mod, key + (uint64_t)known, group), entry_same, &k,
 	    r->nentries);
 	if (i < 0)
 		return NULL;

@@ -37,7 +37,7 @@ profil_tally_get(struct profil_tally *t, uint64_t a, uint64_t b, uint64_t c)
 		t->rows = row;
 		t->cap = cap;
 	}
-	i = profil_index_get(&t->index, profil_index_hash(a, b, c), tally_same, &k, t->n);
+	i = profil_index_get(&t->index, profil_hash3(a, b, c), tally_same, &k, t->n);
 	if (i < 0 || (size_t)i < t->n)
 		return i;
 	row = &t->rows[t->n++];

@@ -8,18 +8,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "stacks.h"
 
 #define MAX_PROBE 64
 #define MAX_DEPTH 256
-
-static uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 29);
-}
 
 static int
 same_key(const struct profil_stack_table *t, const struct profil_stack_entry *e, uint32_t tid,
@@ -147,9 +140,9 @@ profil_stacks_add(struct profil_stacks *s, uint32_t tid, const uint64_t *pcs, si
 
 	if (depth == 0)
 		return;
-	h = mix(mix(0x70726f66, tid), epoch);
+	h = profil_hash_mix(profil_hash_mix(0x70726f66, tid), epoch);
 	for (i = 0; i < depth; i++)
-		h = mix(h, pcs[i]);
+		h = profil_hash_mix(h, pcs[i]);
 	h |= 1ULL << 63;
 	t = table_enter(s);
 	row = table_add(t, tid, epoch, pcs, depth, weight, h);

@@ -7,6 +7,7 @@
 #ifndef PROFIL_STACKS_H
 #define PROFIL_STACKS_H
 
+#include "base/clock.h"
 #include "sample.h"
 #include "unwind.h"
 
@@ -93,8 +94,6 @@ struct profil_time_queue {
 #define PROFIL_TIME_KEY_TABLE(key)	(((key) >> 30) & 1)
 #define PROFIL_TIME_KEY_ROW(key)	((key) & 0x3fffffffu)
 
-/* CLOCK_MONOTONIC now, in ns: the vDSO, no system call and no lock. */
-uint64_t profil_time_now(void);
 /* The time a signal handler takes for its tick, CLOCK_MONOTONIC ns (see q->vdso). */
 uint64_t profil_time_tick(struct profil_time_queue *q);
 

@@ -10,24 +10,11 @@
 #include "stacks.h"
 
 uint64_t
-profil_time_now(void)
-{
-	struct timespec ts;
-
-	/* POSIX lists clock_gettime(2) as async-signal-safe; Linux answers from the vDSO. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t
 profil_time_tick(struct profil_time_queue *q)
 {
-	struct timespec ts;
-
 	if (!q->vdso)
 		return atomic_load_explicit(&q->published, memory_order_relaxed);
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return profil_clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
 void

@@ -118,41 +118,41 @@ main(int argc, char **argv)
 		return 1;
 	}
 	rss0 = status_kb("VmRSS");
-	t0 = next = profil_outside_monotonic_ns();
+	t0 = next = profil_monotonic_ns();
 	while (fed < n) {
 		struct pollfd pfd = { .fd = profil_push_fd(p), .events = POLLIN };
-		uint64_t now = profil_outside_monotonic_ns(), took;
+		uint64_t now = profil_monotonic_ns(), took;
 
 		if (now >= next) {
 			if (now - next > latest)
 				latest = now - next;
-			took = profil_outside_monotonic_ns();
+			took = profil_monotonic_ns();
 			rc = profil_push_window(p, body, len, start + fed * window_s,
 			    start + (fed + 1) * window_s);
 			if (rc < 0 && rc != -EMSGSIZE)
 				printf("window_error %d\n", rc);
 			fed++;
 			next += interval_ms * 1000000u;
-			took = profil_outside_monotonic_ns() - took;
+			took = profil_monotonic_ns() - took;
 			slowest = took > slowest ? took : slowest;
-			now = profil_outside_monotonic_ns();
+			now = profil_monotonic_ns();
 		} else if (poll(&pfd, 1, (int)((next - now) / 1000000u) + 1) < 0 &&
 		    errno != EINTR) {
 			perror("poll");
 			return 1;
 		}
-		took = profil_outside_monotonic_ns();
+		took = profil_monotonic_ns();
 		if ((rc = profil_push_poll(p)) < 0)
 			printf("poll_error %d\n", rc);
-		took = profil_outside_monotonic_ns() - took;
+		took = profil_monotonic_ns() - took;
 		slowest = took > slowest ? took : slowest;
 	}
-	end = profil_outside_monotonic_ns();
+	end = profil_monotonic_ns();
 	rc = profil_push_flush(p, (unsigned int)flush_ms);
 	profil_push_stats(p, &st);
 	printf("feed_ms %llu\n", (unsigned long long)((end - t0) / 1000000u));
 	printf("flush %s\n", rc == 0 ? "done" : rc == -ETIMEDOUT ? "timeout" : "error");
-	end = profil_outside_monotonic_ns() - end;
+	end = profil_monotonic_ns() - end;
 	printf("flush_ms %llu\n", (unsigned long long)(end / 1000000u));
 	printf("windows %llu\nsent %llu\nsent_bytes %llu\n", (unsigned long long)st.windows,
 	    (unsigned long long)st.sent, (unsigned long long)st.sent_bytes);
