@@ -1018,9 +1018,15 @@ function buildTimeline() {
 			el('span', { class: 'waiting' }, 'waiting'));
 	add(axis, key, el('canvas', { id: 'axis' }));
 	timeline.appendChild(axis);
+	/* Processes with the most samples first (a build's compiler, not the make that ran it,
+	 * a pyenv shim's python3, not its bash), each process's threads together. */
+	var procTicks = new Float64Array(procs.length);
+	for (var s3 = 0; s3 < NS; s3++)
+		procTicks[threads[sThread[s3]].proc] += sCount[s3];
 	var order = threads.map(function (t, j) { return j; });
 	order.sort(function (a, b) {
-		return threads[a].proc - threads[b].proc || threads[a].tid - threads[b].tid;
+		var pa = threads[a].proc, pb = threads[b].proc;
+		return procTicks[pb] - procTicks[pa] || pa - pb || threads[a].tid - threads[b].tid;
 	});
 	/* A track per process of more than one thread (all of them), then one per thread. */
 	function track(list, text, cls) {
@@ -1134,8 +1140,10 @@ function smooth(a) {
 			sum += c[p];
 		if (p - 2 * r - 1 >= 0)
 			sum -= c[p - 2 * r - 1];
+		/* The running sum's rounding leaves crumbs (1e-17) where nothing ran: they are
+		 * nothing, or a track of a few ticks is drawn busy to its end. */
 		if (p - r >= 0 && p - r < a.length)
-			a[p - r] = sum / (2 * r + 1);
+			a[p - r] = sum > 1e-9 ? sum / (2 * r + 1) : 0;
 	}
 }
 
