@@ -42,6 +42,9 @@ LIBC_LOCAL='libc[.]so[.]6[+]0x[0-9a-f]+'
 # routine, each ending with the ';' before the next frame.
 TO_MAIN="_start;__libc_start_main;(__libc_start_call_main|$LIBC_LOCAL);main;"
 TO_THREAD="((clone3|$LIBC_LOCAL);)?(start_thread|$LIBC_LOCAL);"
+# A process's outermost frame: the program's _start, or, for a sample of the dynamic loader's
+# start-up before it, the loader's own entry (_start with libc6-dbg, unnamed without).
+ENTRY="^(_start|ld-linux-x86-64[.]so[.]2[+]0x[0-9a-f]+);"
 
 # folded_code PATH...: the folded stacks of a recording without the program each stands on
 # (`profil export` puts it first, issue 21): the frames of code alone, root first, for checks

@@ -82,9 +82,9 @@ for clock in outside timer ring; do
 	test_expect_success "--clock $clock: every stack of the work reaches main, and every stack reaches _start" '
 		all=$(count split.txt .) && leaf=$(count split.txt ";leaf ") &&
 		good=$(count split.txt "^${TO_MAIN}split;.*;leaf ") &&
-		rooted=$(count split.txt "^_start;") &&
+		rooted=$(count split.txt "$ENTRY") &&
 		echo "$good of $leaf leaf stacks reach main; $rooted of $all reach _start" &&
-		{ grep -v "^_start;" split.txt | head -n 3; true; } &&
+		{ grep -Ev "$ENTRY" split.txt | head -n 3; true; } &&
 		test "$leaf" -gt 0 && test "$good" -eq "$leaf" && test "$rooted" -eq "$all"
 	'
 
@@ -149,9 +149,9 @@ for clock in outside timer ring; do
 		"$PROFIL" record -g --clock $clock -o df$clock -- "$R/cfistack-df" split 0.5 > /dev/null &&
 		folded df$clock > df.txt && all=$(count df.txt .) && leaf=$(count df.txt ";leaf ") &&
 		good=$(count df.txt "^${TO_MAIN}split;.*;leaf ") &&
-		rooted=$(count df.txt "^_start;") &&
+		rooted=$(count df.txt "$ENTRY") &&
 		echo "$good of $leaf leaf stacks reach main; $rooted of $all reach _start" &&
-		{ grep -v "^_start;" df.txt | head -n 3; true; } &&
+		{ grep -Ev "$ENTRY" df.txt | head -n 3; true; } &&
 		test "$leaf" -gt 0 && test "$good" -eq "$leaf" && test "$rooted" -eq "$all"
 	'
 done
@@ -161,9 +161,9 @@ test_expect_success 'rules in a compressed .debug_frame (zlib): every stack reac
 	"$PROFIL" record -g -o zdf -- "$R/cfistack-zdf" split 0.5 > /dev/null &&
 	folded zdf > zdf.txt && all=$(count zdf.txt .) && leaf=$(count zdf.txt ";leaf ") &&
 	good=$(count zdf.txt "^${TO_MAIN}split;.*;leaf ") &&
-	rooted=$(count zdf.txt "^_start;") &&
+	rooted=$(count zdf.txt "$ENTRY") &&
 	echo "$good of $leaf leaf stacks reach main; $rooted of $all reach _start" &&
-	{ grep -v "^_start;" zdf.txt | head -n 3; true; } &&
+	{ grep -Ev "$ENTRY" zdf.txt | head -n 3; true; } &&
 	test "$leaf" -gt 0 && test "$good" -eq "$leaf" && test "$rooted" -eq "$all"
 '
 
