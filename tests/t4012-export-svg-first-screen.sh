@@ -18,12 +18,13 @@ P=$B/profil
 "$P" export -f svg -o deep.svg deep 2> /dev/null || echo "not ok - profil export wrote the SVG"
 
 # Files are read in name order: bash's before python3's (and pyenv's shims, where python3 is
-# one, bring basename and others).
+# one, bring basename and others).  Programs are said as "  prog: N processes" in the header
+# beyond 16 processes, as each table's "prog: 1 process" heading below that.
 test_expect_success 'bash comes before python3 in the recording, python3 has the most samples' '
 	"$P" report --per-program deep > programs.txt 2> /dev/null && head -n 12 programs.txt &&
 	ls deep | head -n 1 | grep -v "^python3" &&
-	grep -n "^  \(bash\|python3\): " programs.txt | head -n 1 | grep -q ":  bash: " &&
-	sed -n "s/^  \([^:]*\): [0-9]* process[^,]*, \([0-9]*\) samples,.*/\2 \1/p" \
+	grep "^ *\(bash\|python3\): [0-9]* process" programs.txt | head -n 1 | grep -q "^ *bash: " &&
+	sed -n "s/^ *\([^: ]*\): [0-9]* process[^,]*, \([0-9]*\) samples,.*/\2 \1/p" \
 		programs.txt | sort -n | tail -n 1 | grep -q " python3"
 '
 # Debian's python3 without pyenv's shims stacks shallower (about 1,600 px) than pyenv's (3,300).
