@@ -589,12 +589,6 @@ profil_report_symbolizer(struct profil_report *r)
 	return r->sym;
 }
 
-double
-profil_report_file_hz(const struct profil_report *r, size_t i)
-{
-	return i < r->nfiles ? r->files[i].hz : 0;
-}
-
 uint64_t
 profil_report_file_total(const struct profil_report *r, size_t i)
 {

@@ -132,11 +132,10 @@ const struct profil_file *profil_report_file(const struct profil_report *r, size
     const char **name);
 
 /*
- * The session's symbolizer and a file's rate (ticks per CPU second, as seconds are computed),
- * for views and exporters that walk whole stacks (report/stack.h) with the same answers.
+ * The session's symbolizer and the seconds a sample stands for, for views and exporters that
+ * walk whole stacks (report/stack.h) with the same answers.
  */
 struct profil_symbolizer *profil_report_symbolizer(struct profil_report *r);
-double profil_report_file_hz(const struct profil_report *r, size_t i);
 /* The seconds sample s of file i stands for: its ticks at the file's achieved rate, or, for a
  * waiting thread's sample (--wall), at the requested rate its waits were sampled at. */
 struct profil_file_sample;

@@ -98,7 +98,6 @@ walk_file(struct profil_report *r, size_t fi, struct profil_stack_frame *frames,
 	f = profil_report_file(r, fi, &st.file_name);
 	st.file = f;
 	st.file_index = fi;
-	st.hz = profil_report_file_hz(r, fi);
 	st.frames = frames;
 	err = profil_locator_init(&l, profil_report_symbolizer(r), f);
 	for (i = 0; i < f->nsamples && err == 0; i++) {

@@ -65,7 +65,6 @@ struct profil_stack {
 	const struct profil_file *file;
 	const char *file_name;		/* as the session names it */
 	size_t file_index;
-	double hz;			/* the file's ticks per CPU second */
 	const struct profil_file_sample *sample;	/* count, tid, epoch, pcs */
 	double seconds;			/* what sample stands for (a wait's at its own rate) */
 	size_t nframes;			/* sample->depth */
