@@ -132,6 +132,8 @@ perf_arm(struct profil_thread *t, pid_t tid, unsigned int hz, int signo)
 	}
 	t->clock = PROFIL_CLOCK_PERF;
 	t->id = fd;
+	t->quiet_cpu = 0;
+	t->kicking = 0;
 	return 0;
 }
 
@@ -158,12 +160,73 @@ perf_fd_still_ours(const struct profil_thread *t)
 	return ioctl(t->id, PERF_EVENT_IOC_ID, &id) == 0 && id == t->perf_id;
 }
 
+/*
+ * A perf event that the kernel disabled at an overflow whose signal it could not deliver (no
+ * room for the frame on the thread's stack: the tick became the program's SIGSEGV, t2010)
+ * would never tick again, as only the tick handler enables it.  A thread that used this many
+ * periods of CPU with no tick seen gets one kick: a one-shot timer on its own CPU clock (so it
+ * fires while the thread runs, as a timer clock's tick would) whose signal the tick handler
+ * takes as an order to enable the event, not as a sample.  A thread that merely blocks the
+ * signal is kicked too; its event then counts one overflow more before it disables itself
+ * (tick.c, POLL_IN), and nothing accumulates.
+ */
+#define QUIET_PERIODS 8
+
+static void
+kick_end(struct profil_thread *t)
+{
+	if (t->kicking)
+		syscall(SYS_timer_delete, t->kick);
+	t->kicking = 0;
+}
+
+void
+profil_clock_watch(struct profil_thread *t, unsigned int hz, int signo)
+{
+	uint64_t period = NSEC_PER_SEC / hz, cpu;
+	struct itimerspec its;
+	struct sigevent sev;
+	struct timespec ts;
+	int id;
+
+	if (t->tid == 0 || t->clock != PROFIL_CLOCK_PERF)
+		return;
+	kick_end(t);
+	if (syscall(SYS_clock_gettime, thread_cpu_clock(t->tid), &ts) != 0)
+		return;
+	cpu = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+	if (atomic_exchange(&profil_ticks.perf_seen[t->id], 0) || t->quiet_cpu == 0 ||
+	    cpu < t->quiet_cpu) {
+		t->quiet_cpu = cpu;
+		return;
+	}
+	if (cpu - t->quiet_cpu < QUIET_PERIODS * period)
+		return;
+	t->quiet_cpu = cpu;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = signo;
+	sev.sigev_value.sival_int = PROFIL_KICK_TAG | t->id;
+	sev._sigev_un._tid = t->tid;
+	if (syscall(SYS_timer_create, thread_cpu_clock(t->tid), &sev, &id) != 0)
+		return;
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_nsec = (long)(period < NSEC_PER_SEC ? period : NSEC_PER_SEC - 1);
+	if (syscall(SYS_timer_settime, id, 0, &its, NULL) != 0) {
+		syscall(SYS_timer_delete, id);
+		return;
+	}
+	t->kick = id;
+	t->kicking = 1;
+}
+
 void
 profil_clock_disarm(struct profil_thread *t)
 {
 	if (t->tid == 0)
 		return;
 	if (t->clock == PROFIL_CLOCK_PERF) {
+		kick_end(t);
 		perf_fd_mark(t->id, 0);
 		if (perf_fd_still_ours(t)) {
 			ioctl(t->id, PERF_EVENT_IOC_DISABLE, 0);
@@ -183,6 +246,7 @@ void
 profil_clock_forget(struct profil_thread *t)
 {
 	if (t->tid != 0 && t->clock == PROFIL_CLOCK_PERF) {
+		t->kicking = 0;	/* timers are not inherited */
 		perf_fd_mark(t->id, 0);
 		if (perf_fd_still_ours(t))
 			close(t->id);

@@ -243,6 +243,17 @@ profil_engine_stats_locked(struct profil_stats *st)
 }
 
 void
+profil_engine_rearm_quiet_locked(void)
+{
+	size_t i;
+
+	if (!engine.running || engine.clock != PROFIL_CLOCK_PERF || engine.pid != getpid())
+		return;
+	for (i = 0; i < PROFIL_MAX_THREADS; i++)
+		profil_clock_watch(&engine.slots[i], engine.hz, profil_signal_current());
+}
+
+void
 profil_engine_thread_start(void)
 {
 	sigset_t saved;

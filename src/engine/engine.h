@@ -26,6 +26,9 @@ struct profil_thread {
 	int clock;		/* PROFIL_CLOCK_TIMER or PROFIL_CLOCK_PERF */
 	int id;			/* kernel timer id or fd */
 	uint64_t perf_id;	/* PERF_EVENT_IOC_ID: is the fd still our event? */
+	uint64_t quiet_cpu;	/* perf: the thread's CPU time when a tick was last seen */
+	int kick;		/* perf: the kick timer's id, when kicking */
+	int kicking;
 };
 
 void profil_engine_lock(sigset_t *saved);
@@ -42,6 +45,11 @@ void profil_engine_stop_locked(void);
 /* The sink ticking now, or NULL. */
 const struct profil_sink *profil_engine_sink_locked(void);
 void profil_engine_stats_locked(struct profil_stats *st);
+/*
+ * The perf clock's watchdog, every few tens of milliseconds from a thread that may make
+ * POSIX timers (the recorder's): see profil_clock_watch.
+ */
+void profil_engine_rearm_quiet_locked(void);
 
 /* Hooks called by the interposed pthread_create, fork and exec functions. */
 void profil_engine_thread_start(void);
@@ -73,6 +81,8 @@ void profil_engine_hooks_run(enum profil_hook when);
 int profil_clock_arm(struct profil_thread *t, pid_t tid, int clock, unsigned int hz, int signo);
 void profil_clock_disarm(struct profil_thread *t);
 void profil_clock_forget(struct profil_thread *t);
+/* A perf event whose thread ran without a tick is enabled again (clock.c). */
+void profil_clock_watch(struct profil_thread *t, unsigned int hz, int signo);
 int profil_clock_resolve(enum profil_clock clock, unsigned int hz);
 /*
  * 0 if the clock can be armed here; -EPERM if a seccomp filter would kill the calls that arm it

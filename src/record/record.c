@@ -560,6 +560,23 @@ close_all_but_dir(void)
 	return (int)syscall(SYS_close_range, (unsigned int)dfd + 1, ~0U, 0);
 }
 
+/*
+ * Every few drains: the perf clock's events that went quiet are enabled again (the engine's
+ * watchdog makes a timer: not under a filter, which might forbid it).
+ */
+static void
+watch_clock(void)
+{
+	sigset_t saved;
+
+	/* seccomp_level(): 0 (mode) or 100 (filter count) where there is no filter */
+	if (ring_mode || (start_level != 0 && start_level != 100) || atomic_load(&sealed))
+		return;
+	profil_engine_lock(&saved);
+	profil_engine_rearm_quiet_locked();
+	profil_engine_unlock(&saved);
+}
+
 /* The periodic flush bounds what SIGKILL can take: at most one interval of samples. */
 static void *
 flusher_main(void *unused)
@@ -661,6 +678,8 @@ flusher_main(void *unused)
 			/* We go on: the keeper's exit hands us the final flush. */
 			futex(&keeper_go, FUTEX_WAKE_PRIVATE, 1, NULL);
 		}
+		if (files && drains % 5 == 0)
+			watch_clock();
 		/* By the clock, not by counting naps: a loaded machine wakes us late. */
 		if (files && flush_ms != 0 &&
 		    profil_monotonic_ns() - last >= (uint64_t)flush_ms * 1000000ULL) {

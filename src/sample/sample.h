@@ -27,6 +27,9 @@ struct profil_sink {
 
 /* Marks the si_value of our timers' signals, so a stray sigqueue() is never taken for a tick. */
 #define PROFIL_TIMER_COOKIE 0x70726f66
+/* A kick timer's value (engine.c): this tag with the perf event's descriptor in the low bits. */
+#define PROFIL_KICK_TAG 0x6b690000
+#define PROFIL_KICK_FD_MASK 0xffff
 
 /* perf event fds below this bound are tracked in a bitmap the handler can read. */
 #define PROFIL_MAX_PERF_FD 65536
@@ -39,6 +42,7 @@ struct profil_tickstate {
 	atomic_uint_least64_t signals;	/* ticks handed to a sink */
 	atomic_uint_least64_t ticks;	/* the same, weighted */
 	atomic_uchar perf_fds[PROFIL_MAX_PERF_FD / 8];
+	atomic_uchar perf_seen[PROFIL_MAX_PERF_FD];	/* a tick came since the last look */
 };
 
 extern struct profil_tickstate profil_ticks;
