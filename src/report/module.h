@@ -3,7 +3,8 @@
  * its own.  symbols.c owns the session, the modules by key, the cache of answers and the
  * shape of names; a kind opens a module and answers for one offset:
  *
- *   module_elf.c   a mapped file: ELF symbols and DWARF through elfutils' libdwfl
+ *   module_elf.c   a mapped file: ELF symbols and DWARF through elfutils' libdwfl (its parts:
+ *                  module_elf_debug.c, _symbols.c, _dwarf.c; module_elf.h)
  *   module_code.c  code no file names: JIT functions named in the profile (perf maps and
  *                  jitdump files, copied when recording ended), and anonymous code
  *

@@ -1,6 +1,6 @@
 /*
  * symbols.h - the symbolizer: turns a place in a mapped file into function, module, source file,
- * line and the chain of inlined calls.  Its ELF kind (module_elf.c) is the only part of profil
+ * line and the chain of inlined calls.  Its ELF kind (module_elf*.c) is the only part of profil
  * that includes elfutils.
  *
  * A session (struct profil_symbolizer) owns one module per distinct binary, named by its path
