@@ -493,6 +493,22 @@ def recording_checks(html, report, dump, switches, shots):
         br.close()
 
 
+def inline_checks(html, report):
+    """Code inlined into a function is that function's machine code: the opening table gives
+    its self time to the host, as the report's flat view does, and has no row of its own."""
+    with open(report) as f:
+        rows = json.load(f)["tables"][0]["rows"]
+    br = open_viewer(html)
+    try:
+        ok = agrees(br, rows)
+        names = set(hot(br))
+        check(ok and "hot_inline" in names and "inl_add" not in names,
+              "inlined inl_add counts in hot_inline, with the report's shares: %s"
+              % sorted(names))
+    finally:
+        br.close()
+
+
 def main():
     mode = sys.argv[1]
     if mode == "main":
@@ -503,6 +519,8 @@ def main():
         recording_checks(*sys.argv[2:7])
     elif mode == "multi":
         multi_checks(sys.argv[2])
+    elif mode == "inline":
+        inline_checks(*sys.argv[2:4])
     else:
         hostile_checks(sys.argv[2])
     return 1 if browser.failures else 0

@@ -317,10 +317,13 @@ function functions(t) {
 	var fn = new Map(), onPath = new Int32Array(S.length + 1);
 	var byName = new Array(S.length + 1), k, c, e;
 	/* Depth first (children after parents in the kids lists), counting each function's
-	 * frames on the path: a frame is outermost when none is above it. */
-	var stack = [0], it = [0];
+	 * frames on the path: a frame is outermost when none is above it.  hosts[d] is the
+	 * function whose machine code the frame at depth d is: itself, or for code inlined into
+	 * it, the nearest caller that is not inlined, which gets that code's self time, as the
+	 * report's flat view gives it (the machine code is the host symbol's). */
+	var stack = [0], it = [0], hosts = [null];
 	while (stack.length > 0) {
-		var top = stack[stack.length - 1];
+		var top = stack[stack.length - 1], d = stack.length - 1;
 		k = it[it.length - 1];
 		/* Labels (program, process, thread) are what code ran in, not functions. */
 		if (k === 0 && top !== 0 && !(t.flags[top] & 4)) {
@@ -328,11 +331,17 @@ function functions(t) {
 			e = byName[nm];
 			if (e === undefined) {
 				e = byName[nm] = { name: t.name[top], mod: t.mod[top], self: 0,
-					total: 0, wait: 0, tops: [] };
+					total: 0, wait: 0, tops: [], code: false };
 				fn.set(t.name[top], e);
 			}
-			e.self += t.self[top];
-			e.wait += t.wait[top];
+			var host = e;
+			if (t.flags[top] & 1 && hosts[d - 1] !== null)
+				host = hosts[d - 1];
+			else
+				e.code = true;
+			hosts[d] = host;
+			host.self += t.self[top];
+			host.wait += t.wait[top];
 			if (onPath[nm] === 0) {
 				e.total += t.total[top];
 				e.tops.push(top);
@@ -344,9 +353,11 @@ function functions(t) {
 			it[it.length - 1] = k + 1;
 			stack.push(t.kidList[c + k]);
 			it.push(0);
+			hosts.push(hosts[d]);
 		} else {
 			if (top !== 0 && !(t.flags[top] & 4))
 				onPath[t.name[top] + 1]--;
+			hosts.pop();
 			stack.pop();
 			it.pop();
 		}
@@ -506,7 +517,8 @@ function hotTable() {
 	add(tbl, add(el('thead'), tr));
 	var body = el('tbody'), shown = 0;
 	rows.forEach(function (f) {
-		if (shown >= 60 || f.self === 0 && f.total === 0)
+		/* Code only ever inlined has no machine code of its own: its host has the row. */
+		if (shown >= 60 || f.self === 0 && f.total === 0 || !f.code)
 			return;
 		if (f.self === 0 && shown >= 20)
 			return;
