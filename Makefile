@@ -263,7 +263,7 @@ FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefine
 FUZZ_FORMAT  := src/format/reader.c src/format/open.c src/format/crc32.c
 # The report reads unwind entries to name a stripped binary's code (module_elf.c).
 FUZZ_EXPORT  := $(FUZZ_FORMAT) $(wildcard src/report/*.c src/export/*.c) src/cfi/object.c \
-	src/cfi/frame.c src/cfi/zlib.c src/sample/walk.c $(VIEWER_C)
+	src/cfi/frame.c src/cfi/read.c src/cfi/table.c src/cfi/zlib.c src/sample/walk.c $(VIEWER_C)
 
 $(B)/tests/fuzz/reader: tests/fuzz/reader.c tests/fuzz/crc.h $(FUZZ_FORMAT) src/format/format.h
 	@mkdir -p $(@D)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cfi.h"
+#include "dwarf.h"
 
 /* DWARF register numbers on x86-64. */
 #define DW_RBX	3
@@ -18,163 +19,9 @@
 #define DW_RSP	7
 #define DW_RA	16
 
-#define MAX_ROWS	(4u << 20)		/* 128 MiB of pending rows; cc1 has 0.5M */
 #define MAX_CIE_INSNS	4096			/* real CIEs hold a dozen bytes */
 #define CIE_CACHE	64
 #define MAX_REMEMBER	16
-
-/* ---- reading ---- */
-
-struct cursor {
-	const uint8_t *p, *end;
-	int bad;
-};
-
-static uint64_t
-get_n(struct cursor *c, size_t n)
-{
-	uint64_t v = 0;
-
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = 1;
-		return 0;
-	}
-	for (size_t i = n; i-- > 0;)
-		v = v << 8 | c->p[i];
-	c->p += n;
-	return v;
-}
-
-static uint64_t
-uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	while (!c->bad) {
-		uint8_t b;
-
-		if (c->p >= c->end) {
-			c->bad = 1;
-			break;
-		}
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-		if (shift > 70)
-			c->bad = 1;
-	}
-	return 0;
-}
-
-static int64_t
-sleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b = 0;
-
-	while (!c->bad) {
-		if (c->p >= c->end) {
-			c->bad = 1;
-			return 0;
-		}
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-		if (shift > 70)
-			c->bad = 1;
-	}
-	if (shift < 64 && (b & 0x40))
-		v |= ~UINT64_C(0) << shift;
-	return (int64_t)v;
-}
-
-static void
-skip(struct cursor *c, uint64_t n)
-{
-	if (c->bad || (uint64_t)(c->end - c->p) < n)
-		c->bad = 1;
-	else
-		c->p += n;
-}
-
-/* v * align in two's complement: hostile operands wrap instead of overflowing (UB). */
-static int64_t
-factored(uint64_t v, int64_t align)
-{
-	return (int64_t)(v * (uint64_t)align);
-}
-
-/* Where the section is: pc-relative pointers are relative to their own image address. */
-struct section {
-	const uint8_t *data;
-	size_t len;
-	uint64_t vaddr;
-	int eh;
-};
-
-/* A pointer in encoding enc (DW_EH_PE_*); 0 with c->bad for what .eh_frame does not use. */
-static uint64_t
-pointer(struct cursor *c, const struct section *s, uint8_t enc)
-{
-	const uint64_t here = s->vaddr + (uint64_t)(c->p - s->data);
-	uint64_t v;
-
-	if (enc == 0xff)
-		return 0;
-	if (enc & 0x80) {	/* DW_EH_PE_indirect: a personality's, never an address here */
-		c->bad = 1;
-		return 0;
-	}
-	switch (enc & 0x0f) {
-	case 0x00:
-		v = get_n(c, 8);
-		break;
-	case 0x01:
-		v = uleb(c);
-		break;
-	case 0x02:
-		v = get_n(c, 2);
-		break;
-	case 0x03:
-		v = get_n(c, 4);
-		break;
-	case 0x04:
-		v = get_n(c, 8);
-		break;
-	case 0x09:
-		v = (uint64_t)sleb(c);
-		break;
-	case 0x0a:
-		v = (uint64_t)(int64_t)(int16_t)get_n(c, 2);
-		break;
-	case 0x0b:
-		v = (uint64_t)(int64_t)(int32_t)get_n(c, 4);
-		break;
-	case 0x0c:
-		v = get_n(c, 8);
-		break;
-	default:
-		c->bad = 1;
-		return 0;
-	}
-	switch (enc & 0x70) {
-	case 0x00:
-		return v;
-	case 0x10:
-		return v + here;
-	default:
-		c->bad = 1;
-		return 0;
-	}
-}
 
 /* ---- rules ---- */
 
@@ -205,79 +52,6 @@ struct cie {
 	const uint8_t *insns, *insns_end;
 	int bad;
 };
-
-/* A row being collected: sorted by (addr, prio, seq); the last of each address wins. */
-struct pending {
-	uint64_t addr;
-	uint32_t seq;
-	uint8_t prio;		/* 0: the end of an entry's range; 1: a rule */
-	struct profil_unwind_row row;
-};
-
-struct rows {
-	struct pending *v;
-	size_t n, cap;
-	int err;
-	struct profil_cfi_entries *ents;	/* set: the entries' ranges wanted, not rows */
-	size_t ents_cap;
-};
-
-/* An entry's range, for profil_cfi_entries: the same bounds on memory as rows. */
-static void
-push_entry(struct rows *r, uint64_t start, uint64_t end)
-{
-	struct profil_cfi_entries *e = r->ents;
-
-	if (r->err)
-		return;
-	if (e->n == r->ents_cap) {
-		size_t cap = r->ents_cap ? r->ents_cap * 2 : 256;
-		struct profil_cfi_entry *v;
-
-		if (e->n >= MAX_ROWS) {
-			r->err = -E2BIG;
-			return;
-		}
-		v = realloc(e->v, cap * sizeof(*v));
-		if (v == NULL) {
-			r->err = -ENOMEM;
-			return;
-		}
-		e->v = v;
-		r->ents_cap = cap;
-	}
-	e->v[e->n].start = start;
-	e->v[e->n].end = end;
-	e->n++;
-}
-
-static void
-push(struct rows *r, uint64_t addr, uint8_t prio, const struct profil_unwind_row *row)
-{
-	if (r->err)
-		return;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct pending *v;
-
-		if (r->n >= MAX_ROWS) {
-			r->err = -E2BIG;
-			return;
-		}
-		v = realloc(r->v, cap * sizeof(*v));
-		if (v == NULL) {
-			r->err = -ENOMEM;
-			return;
-		}
-		r->v = v;
-		r->cap = cap;
-	}
-	r->v[r->n].addr = addr;
-	r->v[r->n].seq = (uint32_t)r->n;
-	r->v[r->n].prio = prio;
-	r->v[r->n].row = *row;
-	r->n++;
-}
 
 static int
 fits(int64_t v, int64_t lo, int64_t hi)
@@ -364,14 +138,14 @@ cfa_expression(struct state *st, const uint8_t *e, size_t len)
 		return;
 	if (e[0] == 0x76) {		/* DW_OP_breg6 */
 		c.p++;
-		n = sleb(&c);
+		n = cfi_sleb(&c);
 		if (!c.bad && c.end - c.p == 1 && c.p[0] == 0x06) {
 			st->cfa_def = C_DEREF_FP;
 			st->cfa_off = n;
 		}
 	} else if (e[0] == 0x77) {	/* DW_OP_breg7 */
 		c.p++;
-		n = sleb(&c);
+		n = cfi_sleb(&c);
 		if (c.bad || c.end - c.p != (ptrdiff_t)sizeof(plt))
 			return;
 		for (size_t i = 0; i < sizeof(plt); i++)
@@ -392,7 +166,7 @@ reg_expression(const uint8_t *e, size_t len)
 
 	if (len >= 2 && e[0] == 0x76) {
 		c.p++;
-		r.off = sleb(&c);
+		r.off = cfi_sleb(&c);
 		if (!c.bad && c.p == c.end)
 			r.kind = R_AT_FP;
 	}
@@ -449,7 +223,7 @@ run(const struct section *s, const struct cie *cie, const struct state *initial,
 			delta = (op & 0x3f) * cie->code_align;
 			goto advance;
 		case 2:
-			off = factored(uleb(&c), cie->data_align);
+			off = cfi_factored(cfi_uleb(&c), cie->data_align);
 			set_rule(st, op & 0x3f, R_OFFSET, off);
 			continue;
 		case 3:
@@ -464,39 +238,39 @@ run(const struct section *s, const struct cie *cie, const struct state *initial,
 		case 0x00:	/* nop */
 			break;
 		case 0x01:	/* set_loc */
-			newloc = pointer(&c, s, cie->fde_enc);
+			newloc = cfi_pointer(&c, s, cie->fde_enc);
 			if (c.bad || newloc < loc)
 				goto bad;
 			delta = newloc - loc;
 			goto advance;
 		case 0x02:
-			delta = get_n(&c, 1) * cie->code_align;
+			delta = cfi_get_n(&c, 1) * cie->code_align;
 			goto advance;
 		case 0x03:
-			delta = get_n(&c, 2) * cie->code_align;
+			delta = cfi_get_n(&c, 2) * cie->code_align;
 			goto advance;
 		case 0x04:
-			delta = get_n(&c, 4) * cie->code_align;
+			delta = cfi_get_n(&c, 4) * cie->code_align;
 			goto advance;
 		case 0x05:	/* offset_extended */
-			reg = uleb(&c);
-			off = factored(uleb(&c), cie->data_align);
+			reg = cfi_uleb(&c);
+			off = cfi_factored(cfi_uleb(&c), cie->data_align);
 			set_rule(st, reg, R_OFFSET, off);
 			break;
 		case 0x06:	/* restore_extended */
-			reg = uleb(&c);
+			reg = cfi_uleb(&c);
 			if (rule_of(st, reg) != NULL)
 				*rule_of(st, reg) = *rule_of((struct state *)initial, reg);
 			break;
 		case 0x07:	/* undefined */
-			set_rule(st, uleb(&c), R_UNDEF, 0);
+			set_rule(st, cfi_uleb(&c), R_UNDEF, 0);
 			break;
 		case 0x08:	/* same_value */
-			set_rule(st, uleb(&c), R_SAME, 0);
+			set_rule(st, cfi_uleb(&c), R_SAME, 0);
 			break;
 		case 0x09:	/* register */
-			reg = uleb(&c);
-			(void)uleb(&c);
+			reg = cfi_uleb(&c);
+			(void)cfi_uleb(&c);
 			set_rule(st, reg, R_OTHER, 0);
 			break;
 		case 0x0a:	/* remember_state */
@@ -511,69 +285,69 @@ run(const struct section *s, const struct cie *cie, const struct state *initial,
 			break;
 		case 0x0c:	/* def_cfa */
 			st->cfa_def = C_REG;
-			st->cfa_reg = uleb(&c);
-			st->cfa_off = (int64_t)uleb(&c);
+			st->cfa_reg = cfi_uleb(&c);
+			st->cfa_off = (int64_t)cfi_uleb(&c);
 			break;
 		case 0x0d:	/* def_cfa_register: only after a register rule */
-			st->cfa_reg = uleb(&c);
+			st->cfa_reg = cfi_uleb(&c);
 			if (st->cfa_def != C_REG)
 				st->cfa_def = C_OTHER;
 			break;
 		case 0x0e:	/* def_cfa_offset: likewise */
-			st->cfa_off = (int64_t)uleb(&c);
+			st->cfa_off = (int64_t)cfi_uleb(&c);
 			if (st->cfa_def != C_REG)
 				st->cfa_def = C_OTHER;
 			break;
 		case 0x0f:	/* def_cfa_expression */
-			off = (int64_t)uleb(&c);
+			off = (int64_t)cfi_uleb(&c);
 			blk = c.p;
-			skip(&c, (uint64_t)off);
+			cfi_skip(&c, (uint64_t)off);
 			if (!c.bad)
 				cfa_expression(st, blk, (size_t)off);
 			break;
 		case 0x10:	/* expression */
-			reg = uleb(&c);
-			off = (int64_t)uleb(&c);
+			reg = cfi_uleb(&c);
+			off = (int64_t)cfi_uleb(&c);
 			blk = c.p;
-			skip(&c, (uint64_t)off);
+			cfi_skip(&c, (uint64_t)off);
 			if (!c.bad && rule_of(st, reg) != NULL)
 				*rule_of(st, reg) = reg_expression(blk, (size_t)off);
 			break;
 		case 0x11:	/* offset_extended_sf */
-			reg = uleb(&c);
-			off = factored((uint64_t)sleb(&c), cie->data_align);
+			reg = cfi_uleb(&c);
+			off = cfi_factored((uint64_t)cfi_sleb(&c), cie->data_align);
 			set_rule(st, reg, R_OFFSET, off);
 			break;
 		case 0x12:	/* def_cfa_sf */
 			st->cfa_def = C_REG;
-			st->cfa_reg = uleb(&c);
-			st->cfa_off = factored((uint64_t)sleb(&c), cie->data_align);
+			st->cfa_reg = cfi_uleb(&c);
+			st->cfa_off = cfi_factored((uint64_t)cfi_sleb(&c), cie->data_align);
 			break;
 		case 0x13:	/* def_cfa_offset_sf */
-			st->cfa_off = factored((uint64_t)sleb(&c), cie->data_align);
+			st->cfa_off = cfi_factored((uint64_t)cfi_sleb(&c), cie->data_align);
 			if (st->cfa_def != C_REG)
 				st->cfa_def = C_OTHER;
 			break;
 		case 0x14:	/* val_offset */
 		case 0x15:	/* val_offset_sf */
-			reg = uleb(&c);
+			reg = cfi_uleb(&c);
 			if (op == 0x14)
-				(void)uleb(&c);
+				(void)cfi_uleb(&c);
 			else
-				(void)sleb(&c);
+				(void)cfi_sleb(&c);
 			set_rule(st, reg, R_OTHER, 0);
 			break;
 		case 0x16:	/* val_expression */
-			reg = uleb(&c);
-			skip(&c, uleb(&c));
+			reg = cfi_uleb(&c);
+			cfi_skip(&c, cfi_uleb(&c));
 			set_rule(st, reg, R_OTHER, 0);
 			break;
 		case 0x2e:	/* GNU_args_size */
-			(void)uleb(&c);
+			(void)cfi_uleb(&c);
 			break;
 		case 0x2f:	/* GNU_negative_offset_extended */
-			reg = uleb(&c);
-			off = factored(0 - uleb(&c), cie->data_align);
+			reg = cfi_uleb(&c);
+			off = cfi_factored(0 - cfi_uleb(&c), cie->data_align);
 			set_rule(st, reg, R_OFFSET, off);
 			break;
 		default:
@@ -589,7 +363,7 @@ advance:
 			if (delta >= loc_end - loc)
 				break;	/* rules past the entry's end are not used */
 			row_of(st, cie, &row);
-			push(rows, loc, 1, &row);
+			cfi_push(rows, loc, 1, &row);
 		}
 		loc += delta;
 	}
@@ -605,7 +379,7 @@ static int
 read_cie(const struct section *s, size_t off, struct cie *cie, struct state *init)
 {
 	struct cursor c = { s->data + off, s->data + s->len, 0 };
-	uint64_t len = get_n(&c, 4);
+	uint64_t len = cfi_get_n(&c, 4);
 	const char *aug;
 	size_t auglen;
 	uint8_t version;
@@ -613,20 +387,20 @@ read_cie(const struct section *s, size_t off, struct cie *cie, struct state *ini
 
 	memset(cie, 0, sizeof(*cie));
 	if (len == 0xffffffff) {
-		len = get_n(&c, 8);
+		len = cfi_get_n(&c, 8);
 		if (c.bad || len < 8 || len > (uint64_t)(c.end - c.p))
 			return -1;
 		c.end = c.p + len;
-		if (get_n(&c, 8) != (s->eh ? 0 : UINT64_MAX))
+		if (cfi_get_n(&c, 8) != (s->eh ? 0 : UINT64_MAX))
 			return -1;
 	} else {
 		if (c.bad || len < 4 || len > (uint64_t)(c.end - c.p))
 			return -1;
 		c.end = c.p + len;
-		if (get_n(&c, 4) != (s->eh ? 0 : 0xffffffff))
+		if (cfi_get_n(&c, 4) != (s->eh ? 0 : 0xffffffff))
 			return -1;
 	}
-	version = (uint8_t)get_n(&c, 1);
+	version = (uint8_t)cfi_get_n(&c, 1);
 	if (c.bad || (version != 1 && version != 3 && version != 4))
 		return -1;
 	aug = (const char *)c.p;
@@ -635,16 +409,16 @@ read_cie(const struct section *s, size_t off, struct cie *cie, struct state *ini
 		return -1;
 	c.p += auglen + 1;
 	if (version == 4) {
-		if (get_n(&c, 1) != 8)	/* address_size */
+		if (cfi_get_n(&c, 1) != 8)	/* address_size */
 			return -1;
-		(void)get_n(&c, 1);	/* segment_selector_size */
+		(void)cfi_get_n(&c, 1);	/* segment_selector_size */
 	}
-	cie->code_align = uleb(&c);
-	cie->data_align = sleb(&c);
-	cie->ra_reg = version == 1 ? get_n(&c, 1) : uleb(&c);
+	cie->code_align = cfi_uleb(&c);
+	cie->data_align = cfi_sleb(&c);
+	cie->ra_reg = version == 1 ? cfi_get_n(&c, 1) : cfi_uleb(&c);
 	cie->fde_enc = 0;
 	if (aug[0] == 'z') {
-		uint64_t alen = uleb(&c);
+		uint64_t alen = cfi_uleb(&c);
 		const uint8_t *aend;
 
 		if (c.bad || alen > (uint64_t)(c.end - c.p))
@@ -656,14 +430,14 @@ read_cie(const struct section *s, size_t off, struct cie *cie, struct state *ini
 
 			switch (aug[i]) {
 			case 'L':
-				(void)get_n(&c, 1);
+				(void)cfi_get_n(&c, 1);
 				break;
 			case 'P':
-				enc = (uint8_t)get_n(&c, 1);
-				(void)pointer(&c, s, enc & 0x7f);
+				enc = (uint8_t)cfi_get_n(&c, 1);
+				(void)cfi_pointer(&c, s, enc & 0x7f);
 				break;
 			case 'R':
-				cie->fde_enc = (uint8_t)get_n(&c, 1);
+				cie->fde_enc = (uint8_t)cfi_get_n(&c, 1);
 				break;
 			case 'S':
 				cie->signal = 1;
@@ -719,15 +493,15 @@ read_fde(const struct section *s, struct cursor *c, size_t cie_off, struct cie_c
 	}
 	if (!cc->ok)
 		return;
-	begin = pointer(c, s, s->eh ? cc->cie.fde_enc : 0);
-	range = pointer(c, s, s->eh ? (cc->cie.fde_enc & 0x0f) : 0);
+	begin = cfi_pointer(c, s, s->eh ? cc->cie.fde_enc : 0);
+	range = cfi_pointer(c, s, s->eh ? (cc->cie.fde_enc & 0x0f) : 0);
 	if (cc->cie.aug_z)
-		skip(c, uleb(c));
+		cfi_skip(c, cfi_uleb(c));
 	/* .debug_frame keeps entries of functions the linker dropped, at address 0. */
 	if (c->bad || range == 0 || begin + range < begin || (!s->eh && begin == 0))
 		return;
 	if (rows->ents != NULL) {
-		push_entry(rows, begin, begin + range);
+		cfi_push_entry(rows, begin, begin + range);
 		return;
 	}
 	st = cc->init;
@@ -739,132 +513,9 @@ read_fde(const struct section *s, struct cursor *c, size_t cie_off, struct cie_c
 		memset(&row, 0, sizeof(row));
 		row.cfa = PROFIL_CFA_BAD;
 	}
-	push(rows, loc, 1, &row);
+	cfi_push(rows, loc, 1, &row);
 	memset(&row, 0, sizeof(row));
-	push(rows, begin + range, 0, &row);
-}
-
-static int
-pending_cmp(const void *a, const void *b)
-{
-	const struct pending *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->prio != y->prio)
-		return x->prio < y->prio ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int
-row_same(const struct profil_unwind_row *a, const struct profil_unwind_row *b)
-{
-	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->fp == b->fp &&
-	    a->fp_off == b->fp_off && a->bx == b->bx && a->bx_off == b->bx_off;
-}
-
-/* Sorts the rows, keeps the last of each address and drops repeats of the same rule. */
-static int
-finish(struct rows *r, struct profil_unwind_table *out)
-{
-	struct profil_unwind_row *v;
-	size_t n = 0;
-	uint64_t base;
-
-	memset(out, 0, sizeof(*out));
-	if (r->n == 0)
-		return 0;
-	qsort(r->v, r->n, sizeof(*r->v), pending_cmp);
-	base = r->v[0].addr;
-	v = malloc(r->n * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n; i++) {
-		const struct pending *p = &r->v[i];
-
-		if (i + 1 < r->n && r->v[i + 1].addr == p->addr)
-			continue;
-		if (p->addr - base > UINT32_MAX) {
-			/* Code beyond 4 GiB of the first: no rules, rather than the last one's. */
-			if (n > 0 && v[n - 1].cfa != PROFIL_CFA_NONE && v[n - 1].addr < UINT32_MAX) {
-				memset(&v[n], 0, sizeof(v[n]));
-				v[n++].addr = UINT32_MAX;
-			}
-			break;
-		}
-		if (n > 0 && row_same(&v[n - 1], &p->row))
-			continue;
-		v[n] = p->row;
-		v[n].addr = (uint32_t)(p->addr - base);
-		n++;
-	}
-	out->base = base;
-	out->rows = v;
-	out->nrows = n;
-	return 0;
-}
-
-int
-profil_cfi_merge(const struct profil_unwind_table *a, const struct profil_unwind_table *b,
-    struct profil_unwind_table *out)
-{
-	static const struct profil_unwind_row none;
-	struct profil_unwind_row *v;
-	uint64_t base = a->base;
-	size_t i = 0, j = 0, n = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (a->nrows == 0 || b->nrows == 0) {
-		const struct profil_unwind_table *t = a->nrows == 0 ? b : a;
-
-		v = malloc((t->nrows ? t->nrows : 1) * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		memcpy(v, t->rows, t->nrows * sizeof(*v));
-		out->base = t->base;
-		out->rows = v;
-		out->nrows = t->nrows;
-		return 0;
-	}
-	/* b's rows below a's only where the window of 4 GiB then still holds all of a's. */
-	if (b->base < a->base && a->base + a->rows[a->nrows - 1].addr - b->base <= UINT32_MAX)
-		base = b->base;
-	v = malloc((a->nrows + b->nrows + 1) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	/* At each address where either table changes, a's rule, or b's where a has none. */
-	while (i < a->nrows || j < b->nrows) {
-		uint64_t xa = i < a->nrows ? a->base + a->rows[i].addr : UINT64_MAX;
-		uint64_t xb = j < b->nrows ? b->base + b->rows[j].addr : UINT64_MAX;
-		uint64_t x = xa < xb ? xa : xb;
-		const struct profil_unwind_row *r = profil_unwind_row_find(a, x);
-
-		i += xa == x;
-		j += xb == x;
-		if (x < base)
-			continue;
-		if (r == NULL || r->cfa == PROFIL_CFA_NONE)
-			r = profil_unwind_row_find(b, x);
-		if (r == NULL)
-			r = &none;
-		if (x - base > UINT32_MAX) {
-			/* Code beyond 4 GiB of the first: no rules, as finish() leaves it. */
-			if (n > 0 && v[n - 1].cfa != PROFIL_CFA_NONE && v[n - 1].addr < UINT32_MAX) {
-				v[n] = none;
-				v[n++].addr = UINT32_MAX;
-			}
-			break;
-		}
-		if (n > 0 && row_same(&v[n - 1], r))
-			continue;
-		v[n] = *r;
-		v[n].addr = (uint32_t)(x - base);
-		n++;
-	}
-	out->base = base;
-	out->rows = v;
-	out->nrows = n;
-	return 0;
+	cfi_push(rows, begin + range, 0, &row);
 }
 
 /* Reads every entry of the section into rows (or, with rows->ents, their ranges). */
@@ -879,7 +530,7 @@ walk(const uint8_t *data, size_t len, uint64_t vaddr, int eh, struct rows *rows)
 		return -ENOMEM;
 	while (len - off >= 4) {
 		struct cursor c = { data + off, data + len, 0 };
-		uint64_t elen = get_n(&c, 4), id;
+		uint64_t elen = cfi_get_n(&c, 4), id;
 		size_t id_off, next;
 		int wide = elen == 0xffffffff;
 
@@ -890,13 +541,13 @@ walk(const uint8_t *data, size_t len, uint64_t vaddr, int eh, struct rows *rows)
 			continue;
 		}
 		if (wide)
-			elen = get_n(&c, 8);
+			elen = cfi_get_n(&c, 8);
 		if (c.bad || elen > (uint64_t)(c.end - c.p))
 			break;
 		next = (size_t)(c.p - data) + (size_t)elen;
 		c.end = c.p + elen;
 		id_off = (size_t)(c.p - data);
-		id = get_n(&c, wide ? 8 : 4);
+		id = cfi_get_n(&c, wide ? 8 : 4);
 		if (!c.bad) {
 			const uint64_t cie_mark = eh ? 0 : wide ? UINT64_MAX : 0xffffffff;
 
@@ -924,37 +575,9 @@ profil_cfi_rows(const uint8_t *data, size_t len, uint64_t vaddr, int eh,
 	int err = walk(data, len, vaddr, eh, &rows);
 
 	if (err == 0)
-		err = finish(&rows, out);
+		err = cfi_finish(&rows, out);
 	free(rows.v);
 	return err;
-}
-
-static int
-entry_cmp(const void *a, const void *b)
-{
-	const struct profil_cfi_entry *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end > y->end ? -1 : x->end < y->end;
-}
-
-void
-profil_cfi_entries_finish(struct profil_cfi_entries *e)
-{
-	size_t i, n = 0;
-
-	if (e->n == 0)
-		return;
-	qsort(e->v, e->n, sizeof(*e->v), entry_cmp);
-	/* Disjoint, so that one binary search answers: an entry overlapping the one before it
-	 * (the same function in .eh_frame and .debug_frame, or a hostile table) is left out. */
-	for (i = 0; i < e->n; i++) {
-		if (n > 0 && e->v[i].start < e->v[n - 1].end)
-			continue;
-		e->v[n++] = e->v[i];
-	}
-	e->n = n;
 }
 
 int

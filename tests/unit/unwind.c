@@ -8,6 +8,8 @@
  */
 /* The table builder first: its DWARF register names are also <ucontext.h>'s. */
 #include "cfi/frame.c"
+#include "cfi/read.c"
+#include "cfi/table.c"
 #include "cfi/object.c"
 #undef REG_RBP
 #undef REG_RSP

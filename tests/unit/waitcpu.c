@@ -6,6 +6,8 @@
  * cut at the depth limit).
  */
 #include "cfi/frame.c"
+#include "cfi/read.c"
+#include "cfi/table.c"
 #include "cfi/object.c"
 #include "cfi/waiting.c"
 
