@@ -80,6 +80,15 @@ def click_el(br, selector):
     return True
 
 
+def key(br, name):
+    """A key pressed and released on the focused element (names as KeyboardEvent.key)."""
+    codes = {"ArrowLeft": 37, "ArrowUp": 38, "ArrowRight": 39, "ArrowDown": 40,
+             "Enter": 13, "Escape": 27}
+    for kind in ("rawKeyDown", "keyUp"):
+        br.send("Input.dispatchKeyEvent", {"type": kind, "key": name, "code": name,
+                                           "windowsVirtualKeyCode": codes[name]})
+
+
 def click_row(br, tid, name):
     i = [r[0] for r in table(br, tid)].index(name)
     return click_el(br, "#%s tbody tr:nth-child(%d) td" % (tid, i + 1))
@@ -159,6 +168,30 @@ def main_checks(html, report, shots):
         click_el(br, "#reset")
         f = frame(br, "phase_b")
         check(f is not None and abs(f["w"] - before) < 1, "Reset zoom restores phase_b")
+
+        # The keyboard: focus the graph, walk down to a frame, Enter zooms to it and keeps
+        # the focus there, Escape shows the whole graph again.
+        br.eval("document.getElementById('flame').focus()")
+        said = []
+        for k in ["ArrowDown", "ArrowDown", "ArrowDown", "ArrowRight", "ArrowLeft"]:
+            key(br, k)
+            said.append(br.eval("document.getElementById('tip').textContent"))
+        name = said[-1].split(" in ")[0].split(":")[0]
+        shot(br, os.path.join(shots, "viewer-keys.png"))
+        f0 = frame(br, name)
+        key(br, "Enter")
+        f = frame(br, name)
+        focused = br.eval("document.activeElement && document.activeElement.id")
+        key(br, "Escape")
+        f1 = frame(br, name)
+        check(said[0].startswith("all: ") and said[3] != said[2] and said[4] == said[2] and
+              f0 is not None and f is not None and abs(f["w"] - full) < 1 and
+              f0["w"] < full and focused == "flame" and f1 is not None and
+              abs(f1["w"] - f0["w"]) < 1,
+              "keys walk the graph (%s), Enter zooms to %s (%.0f -> %.0f px of %d, focus on "
+              "%s), Escape zooms out (%.0f px)" % (said, name, f0["w"] if f0 else -1,
+                                                   f["w"] if f else -1, full, focused,
+                                                   f1["w"] if f1 else -1))
 
         # Hovering names a frame with its samples, share and interval.
         f = frame(br, "crunch")

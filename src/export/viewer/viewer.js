@@ -473,9 +473,12 @@ var tabs = el('div', { id: 'tabs', role: 'tablist' });
 var panel = el('div', { id: 'panel', role: 'tabpanel' });
 var details = el('div', { id: 'details', 'aria-live': 'polite' });
 var tip = el('div', { id: 'tip', role: 'tooltip' });
+/* The keyboard's frame in a graph: outlined, and said to screen readers. */
+var cursorBox = el('div', { id: 'fcursor' });
+var flameSaid = el('div', { id: 'flamesaid', class: 'sr', 'aria-live': 'polite' });
 add(right, tabs, panel, details);
 add(mainEl, left, right);
-add(document.body, header, timeline, mainEl, tip);
+add(document.body, header, timeline, mainEl, tip, flameSaid);
 
 var TABS = [['flame', 'Flame graph'], ['tree', 'Call tree'], ['inverted', 'Inverted'],
 	['sandwich', 'Sandwich'], ['lines', 'Source lines']];
@@ -671,9 +674,18 @@ function flame(t, root, zoom, icicle, label) {
 			g.fillText(nm.length <= fit ? nm : nm.substring(0, fit - 2) + '..', f.x + 3,
 				y + ROW / 2);
 		}
-		lay.push({ t: t, n: f.n, x: f.x, y: y, w: f.w, h: ROW - 1, cv: cv });
+		lay.push({ t: t, n: f.n, x: f.x, y: y, w: f.w, h: ROW - 1, d: f.d, cv: cv });
 	});
 	cv.frames = lay;
+	/* The keyboard walks the frames as the mouse points at them (flameKey). */
+	cv.setAttribute('tabindex', '0');
+	cv.cursor = -1;
+	cv.icicle = icicle;
+	cv.addEventListener('keydown', function (ev) { flameKey(cv, ev); });
+	cv.addEventListener('blur', function () {
+		tip.style.display = 'none';
+		cursorBox.style.display = 'none';
+	});
 	cv.addEventListener('mousemove', function (ev) {
 		var f = frameAt(cv, ev);
 		if (f === null) {
@@ -687,6 +699,74 @@ function flame(t, root, zoom, icicle, label) {
 	});
 	cv.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
 	return cv;
+}
+
+/*
+ * Keys on a focused graph: the arrows toward the leaves (down with roots on top, up without)
+ * and back toward the root, left and right along a depth; Enter zooms to the frame (cv.pick),
+ * Escape back to the whole graph.  The frame is outlined and said as hovering says it.
+ */
+function flameKey(cv, ev) {
+	var fs = cv.frames, cur = cv.cursor >= 0 ? fs[cv.cursor] : null, next = -1, k;
+	var deeper = cv.icicle ? 'ArrowDown' : 'ArrowUp';
+	var shallower = cv.icicle ? 'ArrowUp' : 'ArrowDown';
+	var arrow = ev.key === deeper || ev.key === shallower || ev.key === 'ArrowLeft' ||
+		ev.key === 'ArrowRight';
+
+	if (arrow && cur === null) {
+		next = 0;
+	} else if (arrow) {
+		for (k = 0; k < fs.length; k++) {
+			var f = fs[k], better = next < 0;
+			if (ev.key === deeper) {
+				if (f.d !== cur.d + 1 || f.x < cur.x - 0.01 || f.x >= cur.x + cur.w)
+					continue;
+				better = better || f.w > fs[next].w;
+			} else if (ev.key === shallower) {
+				if (f.d !== cur.d - 1 || cur.x < f.x - 0.01 || cur.x >= f.x + f.w)
+					continue;
+			} else if (ev.key === 'ArrowLeft') {
+				if (f.d !== cur.d || f.x >= cur.x)
+					continue;
+				better = better || f.x > fs[next].x;
+			} else {
+				if (f.d !== cur.d || f.x <= cur.x)
+					continue;
+				better = better || f.x < fs[next].x;
+			}
+			if (better)
+				next = k;
+		}
+	} else if ((ev.key === 'Enter' || ev.key === ' ') && cur !== null && cv.pick) {
+		cv.pick(cur);
+	} else if (ev.key === 'Escape' && cv.pick && fs.length > 0) {
+		cv.pick(fs[0]);
+	} else {
+		return;
+	}
+	ev.preventDefault();
+	if (next >= 0)
+		flameCursor(cv, next);
+}
+
+/* Puts the keyboard's cursor on frame k of cv: outlined, scrolled to, said. */
+function flameCursor(cv, k) {
+	var f = cv.frames[k], b;
+	cv.cursor = k;
+	cursorBox.style.left = (cv.offsetLeft + f.x) + 'px';
+	cursorBox.style.top = (cv.offsetTop + f.y) + 'px';
+	cursorBox.style.width = Math.max(f.w, 2) + 'px';
+	cursorBox.style.height = f.h + 'px';
+	cursorBox.style.display = 'block';
+	if (cursorBox.parentNode !== cv.parentNode)
+		cv.parentNode.appendChild(cursorBox);
+	cursorBox.scrollIntoView({ block: 'nearest' });
+	b = cv.getBoundingClientRect();
+	tip.textContent = frameSay(f.t, f.n);
+	tip.style.display = 'block';
+	tip.style.left = Math.max(0, Math.min(b.left + f.x + 4, window.innerWidth - 420)) + 'px';
+	tip.style.top = (b.top + f.y + f.h + 4) + 'px';
+	flameSaid.textContent = tip.textContent;
 }
 
 function frameAt(cv, ev) {
@@ -720,16 +800,26 @@ function flamePanel() {
 	var cv = flame(V, 0, state.zoom, state.icicle, 'Flame graph of ' + V.total[0] +
 		' samples; the tables say the same as text');
 	cv.id = 'flame';
-	cv.addEventListener('click', function (ev) {
-		var f = frameAt(cv, ev);
-		if (f === null)
-			return;
+	cv.pick = function (f, keys) {
 		state.zoom = f.n;
 		if (f.n !== 0 && !(V.flags[f.n] & 4))
 			state.selected = V.name[f.n];
 		renderRight();
 		renderDetails();
 		markSelected();
+		/* From the keyboard: the new graph keeps the focus, on the frame zoomed to. */
+		var now = document.getElementById('flame');
+		if (keys !== false && now !== null) {
+			now.focus();
+			for (var k = 0; k < now.frames.length; k++)
+				if (now.frames[k].n === f.n)
+					flameCursor(now, k);
+		}
+	};
+	cv.addEventListener('click', function (ev) {
+		var f = frameAt(cv, ev);
+		if (f !== null)
+			cv.pick(f, false);
 	});
 	panel.appendChild(cv);
 	if (!state.icicle)
