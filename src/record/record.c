@@ -1387,7 +1387,9 @@ setup(void)
 			    profil_rec.progname);
 		return 0;
 	}
-	if (clock_getres(CLOCK_MONOTONIC_COARSE, &coarse) == 0)
+	/* Only the timer clock's ticks are timed to the kernel's tick (profil_time_tick). */
+	if (profil_clock_resolve(profil_rec.clock, profil_rec.hz) != PROFIL_CLOCK_PERF &&
+	    clock_getres(CLOCK_MONOTONIC_COARSE, &coarse) == 0)
 		profil_record_times_signals((uint64_t)coarse.tv_sec * 1000000000ULL +
 		    (uint64_t)coarse.tv_nsec);
 	profil_engine_lock(&saved);

@@ -17,6 +17,11 @@ struct profil_tick {
 	uintptr_t pc;		/* the interrupted user program counter */
 	uint32_t weight;	/* 1 plus the expirations the kernel could not deliver */
 	const void *uc;		/* the ucontext_t, for unwinders */
+	/*
+	 * A perf event's tick: its handler makes a system call anyway (the event's refresh), so
+	 * the thread is in no seccomp strict mode, and its time may read the TSC (times.c).
+	 */
+	int precise;
 };
 
 /* A consumer of ticks.  fn runs in signal context, on the thread that used the CPU. */

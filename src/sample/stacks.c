@@ -166,7 +166,7 @@ profil_stacks_tick(const struct profil_tick *tick, void *arg)
 {
 	struct profil_stacks *s = arg;
 	/* Before the walk, which may take microseconds: the time is the tick's. */
-	uint64_t when = s->times != NULL ? profil_time_tick(s->times) : 0;
+	uint64_t when = s->times != NULL ? profil_time_tick(s->times, tick->precise) : 0;
 	uint64_t pcs[MAX_DEPTH];
 	size_t depth;
 

@@ -80,7 +80,8 @@ struct profil_time_queue {
 	/*
 	 * The signal handler's time.  1: CLOCK_MONOTONIC_COARSE from the vDSO, which reads the
 	 * kernel's last tick and no counter: CLOCK_MONOTONIC would read the TSC, and seccomp
-	 * strict mode turns RDTSC into a SIGSEGV (TIF_NOTSC).  0 (no vDSO, where clock_gettime
+	 * strict mode turns RDTSC into a SIGSEGV (TIF_NOTSC); CLOCK_MONOTONIC for a perf event's
+	 * tick (profil_time_tick).  0 (no vDSO, where clock_gettime
 	 * is a system call, which strict mode kills): published, as the recorder's thread
 	 * publishes CLOCK_MONOTONIC every 10 ms.
 	 */
@@ -94,8 +95,14 @@ struct profil_time_queue {
 #define PROFIL_TIME_KEY_TABLE(key)	(((key) >> 30) & 1)
 #define PROFIL_TIME_KEY_ROW(key)	((key) & 0x3fffffffu)
 
-/* The time a signal handler takes for its tick, CLOCK_MONOTONIC ns (see q->vdso). */
-uint64_t profil_time_tick(struct profil_time_queue *q);
+/*
+ * The time a signal handler takes for its tick, CLOCK_MONOTONIC ns (see q->vdso): to the
+ * kernel's last tick, except a precise tick's (a perf event's, struct profil_tick), which
+ * reads CLOCK_MONOTONIC itself.  The coarse clock ran 4 to 8 ms behind on the machine this
+ * was written on (more than a tick most of the time): perf ticks that came after a phase's
+ * switch were timed two slots before it (t2130).
+ */
+uint64_t profil_time_tick(struct profil_time_queue *q, int precise);
 
 /*
  * Queues weight ticks of the entry key taken at when (CLOCK_MONOTONIC ns); a time before

@@ -52,8 +52,10 @@ profil_tick_handler(int signo, siginfo_t *si, void *uc)
 	if (code == SI_TIMER && si->si_value.sival_int == PROFIL_TIMER_COOKIE) {
 		/* Missed expirations are CPU time that was used: they count (si_overrun). */
 		tick.weight = 1 + (si->si_overrun > 0 ? (uint32_t)si->si_overrun : 0);
+		tick.precise = 0;
 	} else if ((code == POLL_IN || code == POLL_HUP) && perf_fd_is_ours(si->si_fd)) {
 		tick.weight = 1;
+		tick.precise = 1;
 		perf_fd = si->si_fd;
 		atomic_store_explicit(&profil_ticks.perf_seen[perf_fd], 1, memory_order_relaxed);
 	} else if (code == SI_TIMER &&

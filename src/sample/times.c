@@ -10,11 +10,11 @@
 #include "stacks.h"
 
 uint64_t
-profil_time_tick(struct profil_time_queue *q)
+profil_time_tick(struct profil_time_queue *q, int precise)
 {
 	if (!q->vdso)
 		return atomic_load_explicit(&q->published, memory_order_relaxed);
-	return profil_clock_ns(CLOCK_MONOTONIC_COARSE);
+	return profil_clock_ns(precise ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE);
 }
 
 void
