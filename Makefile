@@ -277,9 +277,9 @@ $(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
 
 # The outside recorder's record parser, on its own: the session, its index and the writer.
 FUZZ_OUTSIDE := $(wildcard src/outside/*.c src/cfi/*.c src/jit/*.c) src/sample/walk.c \
-	src/report/index.c src/format/writer.c src/profile/timeline.c $(FUZZ_FORMAT)
+	src/report/index.c src/format/writer.c $(wildcard src/profile/*.c) $(FUZZ_FORMAT)
 $(B)/tests/fuzz/outside: tests/fuzz/outside.c $(FUZZ_OUTSIDE) $(wildcard src/outside/*.h) \
-		src/profile/timeline.h \
+		$(wildcard src/profile/*.h) \
 		src/report/index.h src/format/format.h src/cfi/cfi.h src/sample/unwind.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(CLI_CFLAGS:-Werror=) -o $@ tests/fuzz/outside.c $(FUZZ_OUTSIDE) \

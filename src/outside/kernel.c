@@ -195,13 +195,13 @@ profil_outside_kernel_write(struct profil_outside *s, struct profil_outside_imag
 	if (s->nksyms == 0)
 		return;
 	/* A return address is looked up one byte back, in its call: both are wanted. */
-	for (i = 0; i < im->nentries; i++) {
-		const struct profil_outside_entry *e = &im->entries[i];
+	for (i = 0; i < im->stacks.n; i++) {
+		const uint64_t *pcs = profil_samples_pcs(&im->stacks, i);
 
-		for (d = 0; d < e->depth; d++) {
-			ksym_want(s, im->pool[e->pcs + d]);
+		for (d = 0; d < im->stacks.rows[i].depth; d++) {
+			ksym_want(s, pcs[d]);
 			if (d > 0)
-				ksym_want(s, im->pool[e->pcs + d] - 1);
+				ksym_want(s, pcs[d] - 1);
 		}
 	}
 	for (i = 0; i < s->nksyms; i++) {
