@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "profile/maps.h"
 #include "session.h"
 
 /* ---- pids ---- */
@@ -289,22 +290,15 @@ anon_join(struct profil_outside_image *im, uint64_t start, uint64_t len)
 
 	for (i = 0; i < im->nmaps; i++) {
 		m = &im->maps[i];
-		if (!m->live || strcmp(m->m.path, "[anon]") != 0 || m->m.start > start + len ||
-		    start > m->m.end)
+		if (!m->live || !profil_mapping_joins(&m->m, start, start + len))
 			continue;
 		if (into == NULL) {
 			into = m;
-			if (start < into->m.start)
-				into->m.start = start;
-			if (start + len > into->m.end)
-				into->m.end = start + len;
+			profil_mapping_grow(&into->m, start, start + len);
 			continue;
 		}
 		/* A second one reached: absorbed, with the older load of the two. */
-		if (m->m.start < into->m.start)
-			into->m.start = m->m.start;
-		if (m->m.end > into->m.end)
-			into->m.end = m->m.end;
+		profil_mapping_grow(&into->m, m->m.start, m->m.end);
 		if (m->m.load_epoch < into->m.load_epoch) {
 			into->m.load_epoch = m->m.load_epoch;
 			into->m.load_ns = m->m.load_ns;
@@ -343,11 +337,10 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	im->mods_stale = 1;
 	for (i = 0; i < im->nmaps; i++) {
 		m = &im->maps[i];
-		if (m->live && m->m.start < start + len && start < m->m.end &&
+		if (m->live && profil_mapping_overlaps(&m->m, start, start + len) &&
 		    !(anon && strcmp(m->m.path, "[anon]") == 0)) {
 			m->live = 0;
-			m->m.unload_epoch = im->epoch;
-			m->m.unload_ns = when;
+			profil_mapping_end(&m->m, im->epoch, when);
 			ended = 1;
 		}
 	}
@@ -376,13 +369,7 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	m->m.path = strndup(path, plen);
 	if (m->m.path == NULL)
 		return;
-	m->m.start = start;
-	m->m.end = start + len;
-	m->m.offset = pgoff;
-	m->m.prot = prot & 7;
-	m->m.load_ns = when;
-	m->m.load_epoch = im->epoch;
-	m->m.unload_epoch = PROFIL_EPOCH_NEVER;
+	profil_mapping_start(&m->m, start, start + len, pgoff, prot & 7, im->epoch, when);
 	if (bidlen > 0) {
 		memcpy(m->m.build_id, bid, bidlen);
 		m->m.build_id_len = bidlen;
