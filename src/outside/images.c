@@ -366,10 +366,10 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	}
 	m = &im->maps[im->nmaps];
 	memset(m, 0, sizeof(*m));
+	profil_mapping_start(&m->m, start, start + len, pgoff, prot & 7, im->epoch, when);
 	m->m.path = strndup(path, plen);
 	if (m->m.path == NULL)
 		return;
-	profil_mapping_start(&m->m, start, start + len, pgoff, prot & 7, im->epoch, when);
 	if (bidlen > 0) {
 		memcpy(m->m.build_id, bid, bidlen);
 		m->m.build_id_len = bidlen;

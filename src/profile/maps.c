@@ -10,13 +10,8 @@ void
 profil_mapping_start(struct profil_file_mapping *m, uint64_t start, uint64_t end,
     uint64_t offset, uint32_t prot, uint32_t epoch, uint64_t now)
 {
-	m->start = start;
-	m->end = end;
-	m->offset = offset;
-	m->prot = prot;
-	m->load_ns = now;
-	m->load_epoch = epoch;
-	m->unload_epoch = PROFIL_EPOCH_NEVER;
+	*m = (struct profil_file_mapping){ .start = start, .end = end, .offset = offset,
+	    .load_ns = now, .load_epoch = epoch, .unload_epoch = PROFIL_EPOCH_NEVER, .prot = prot };
 }
 
 void

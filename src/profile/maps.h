@@ -15,8 +15,9 @@
 #include "format/format.h"
 
 /*
- * m is [start, end) of the file at offset, with prot (PROT_*), from epoch on and seen first
- * at now (CLOCK_REALTIME ns): mapped still.  Its path and build-id are left to the caller.
+ * m becomes [start, end) of the file at offset, with prot (PROT_*), from epoch on and seen
+ * first at now (CLOCK_REALTIME ns): mapped still.  The rest is cleared: the caller sets its
+ * path and build-id after.
  */
 void profil_mapping_start(struct profil_file_mapping *m, uint64_t start, uint64_t end,
     uint64_t offset, uint32_t prot, uint32_t epoch, uint64_t now);

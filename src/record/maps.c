@@ -177,13 +177,13 @@ take_line(const char *p, const char *end, uint32_t epoch, uint64_t now)
 	}
 	r = &profil_rec.maps[profil_rec.nmaps];
 	memset(r, 0, sizeof(*r));
+	profil_mapping_start(&r->m, start, stop, offset, prot, epoch, now);
 	r->m.path = (char *)intern_path(path, plen);
 	if (r->m.path == NULL) {
 		profil_record_warn("mapping path space full, code mapped from now on is not named",
 		    "PROFIL_RECORD_PATHS");
 		return 0;
 	}
-	profil_mapping_start(&r->m, start, stop, offset, prot, epoch, now);
 	/* "<path> (deleted)": the file is gone, and whatever has that name now is not it. */
 	if (path[0] == '/' && !(plen > 10 && memcmp(path + plen - 10, " (deleted)", 10) == 0))
 		r->m.build_id_len = read_build_id(r->m.path, r->m.build_id);
