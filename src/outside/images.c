@@ -495,12 +495,12 @@ profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image
 			return -ENOMEM;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", im->pid);
-	if (profil_outside_read_text(path, comm, sizeof(comm)) > 0) {
+	if (profil_read_text(path, comm, sizeof(comm)) > 0) {
 		comm[strcspn(comm, "\n")] = '\0';
 		image_progname(im, comm);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", im->pid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) > 0) {
+	if (profil_read_text(path, buf, sizeof(buf)) > 0) {
 		char *p = strrchr(buf, ')');
 		int ppid;
 
@@ -536,7 +536,7 @@ profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image
 		if (tid <= 0)
 			continue;
 		snprintf(tpath, sizeof(tpath), "/proc/%d/task/%ld/comm", im->pid, tid);
-		if (profil_outside_read_text(tpath, comm, sizeof(comm)) < 0)
+		if (profil_read_text(tpath, comm, sizeof(comm)) < 0)
 			continue;
 		comm[strcspn(comm, "\n")] = '\0';
 		thread_name(im, (uint32_t)tid, comm, strlen(comm));

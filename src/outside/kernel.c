@@ -28,7 +28,7 @@ profil_outside_system_ns(pid_t pid)
 	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0)
+	if (profil_read_text(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	/* proc(5): the command name (2) is in parentheses and may hold spaces; stime is 15. */
 	p = strrchr(buf, ')');
@@ -157,7 +157,7 @@ boot_id(uint8_t *id)
 	unsigned int byte;
 	const char *p;
 
-	if (profil_outside_read_text("/proc/sys/kernel/random/boot_id", text, sizeof(text)) <= 0)
+	if (profil_read_text("/proc/sys/kernel/random/boot_id", text, sizeof(text)) <= 0)
 		return 0;
 	for (p = text; *p != '\0' && *p != '\n' && n < 16; p++) {
 		if (*p == '-')

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/read.h"
 #include "cfi/cfi.h"
 #include "format/format.h"
 #include "jit/jit.h"
@@ -156,7 +157,6 @@ struct profil_outside {
 };
 
 /* events.c */
-ssize_t profil_outside_read_text(const char *path, char *buf, size_t cap);
 int profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char *err,
     size_t errlen);
 int profil_outside_event_add(struct profil_outside *s, pid_t tid, char *err, size_t errlen);

@@ -60,7 +60,7 @@ thread_state(pid_t pid, uint32_t tid)
 	char path[64], buf[512];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)pid, tid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0)
+	if (profil_read_text(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	return profil_wait_state(buf);
 }
@@ -75,7 +75,7 @@ thread_syscall(pid_t pid, uint32_t tid, long *nr, uint64_t *sp, uint64_t *pc)
 	char path[64], buf[256];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%u/syscall", (int)pid, tid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0)
+	if (profil_read_text(path, buf, sizeof(buf)) <= 0)
 		return errno == EACCES || errno == EPERM ? -EACCES : -EAGAIN;
 	return profil_wait_syscall(buf, nr, sp, pc) == 0 ? 0 : -EAGAIN;
 }

@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/read.h"
 #include "cfi/cfi.h"
 #include "record.h"
 
@@ -98,24 +99,14 @@ task_path(char *buf, size_t cap, uint32_t tid, const char *file)
 	snprintf(buf, cap, "/proc/self/task/%u/%s", tid, file);
 }
 
-/* The whole of a small /proc file, NUL-terminated; its length or -1. */
+/* The whole of a small /proc file of the thread, NUL-terminated; its length or -1. */
 static ssize_t
 read_text(uint32_t tid, const char *file, char *buf, size_t cap)
 {
 	char path[64];
-	ssize_t n;
-	int fd;
 
 	task_path(path, sizeof(path), tid, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
+	return profil_read_text(path, buf, cap);
 }
 
 /*
