@@ -27,7 +27,7 @@ LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks 
 REC_SO  := $(B)/libprofil-record.so
 REC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/cfi/zlib.c,$(wildcard src/record/*.c \
 	src/sample/*.c src/engine/*.c src/cfi/*.c)) src/format/writer.c src/format/crc32.c \
-	src/profile/timeline.c)
+	src/profile/timeline.c src/profile/maps.c)
 
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
@@ -113,7 +113,7 @@ $(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok $(B)/engine-sig
 # the raw system calls they make listed in tools/record-signal-safe.allow.
 REC_SIGNAL_OBJ := $(SAMPLE_OBJ) $(addprefix $(B)/src/,record/flush.o record/maps.o \
 	record/threads.o record/ring.o record/times.o format/writer.o format/crc32.o \
-	profile/timeline.o)
+	profile/timeline.o profile/maps.o)
 $(B)/record-signal-safe.ok: $(REC_SIGNAL_OBJ) tools/check-signal-safe.sh tools/signal-safe.allow \
 		tools/record-signal-safe.allow
 	SIGNAL_SAFE_EXTRA=tools/record-signal-safe.allow NM=$(NM) tools/check-signal-safe.sh \
@@ -277,9 +277,9 @@ $(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
 
 # The outside recorder's record parser, on its own: the session, its index and the writer.
 FUZZ_OUTSIDE := $(wildcard src/outside/*.c src/cfi/*.c src/jit/*.c) src/sample/walk.c \
-	src/report/index.c src/format/writer.c src/profile/timeline.c $(FUZZ_FORMAT)
+	src/report/index.c src/format/writer.c $(wildcard src/profile/*.c) $(FUZZ_FORMAT)
 $(B)/tests/fuzz/outside: tests/fuzz/outside.c $(FUZZ_OUTSIDE) $(wildcard src/outside/*.h) \
-		src/profile/timeline.h \
+		$(wildcard src/profile/*.h) \
 		src/report/index.h src/format/format.h src/cfi/cfi.h src/sample/unwind.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(CLI_CFLAGS:-Werror=) -o $@ tests/fuzz/outside.c $(FUZZ_OUTSIDE) \

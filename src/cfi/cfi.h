@@ -175,4 +175,24 @@ uint64_t profil_wait_cpu_periods(struct profil_wait_cpu *c, uint64_t delay, uint
 size_t profil_wait_cpu_place(struct profil_wait_cpu *c, uint64_t *pcs, size_t depth, size_t max,
     uint64_t *n, uint64_t hold);
 
+/*
+ * The rest of a tick of --wall that both recorders do alike:
+ *   profil_wait_goes_on  whether the wait read at an earlier tick (known: a stack of it is
+ *                        kept) goes on, its thread not put on a CPU since (runs, from its
+ *                        schedstat, equal to *runs_before and not 0): then it is counted again
+ *                        on that alone (c->recounts += weight), 1.  Else *runs_before becomes
+ *                        runs, the recounts restart, and 0: the caller reads the wait afresh.
+ *   profil_wait_leaf     the leaf pc of a waiting sample: its state (profil_wait_state) and the
+ *                        system call it waits in (profil_wait_syscall's nr; -1 or one out of
+ *                        range: none)
+ *   profil_wait_copy     the top of the waiting stack from regs->sp, len bytes into copy
+ *                        (process_vm_readv(2)): the bytes read, fewer where the stack's
+ *                        mapping ends, or -1 (refused without ptrace access); regs' frame
+ *                        registers set unknown, as /proc gives sp and pc alone
+ */
+int profil_wait_goes_on(struct profil_wait_cpu *c, uint64_t *runs_before, uint64_t runs, int known,
+    uint64_t weight);
+uint64_t profil_wait_leaf(int state, long nr);
+ssize_t profil_wait_copy(pid_t pid, struct profil_unwind_regs *regs, uint8_t *copy, size_t len);
+
 #endif /* PROFIL_CFI_H */

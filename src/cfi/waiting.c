@@ -162,6 +162,39 @@ profil_wait_syscall(const char *text, long *nr, uint64_t *sp, uint64_t *pc)
 	return -1;
 }
 
+uint64_t
+profil_wait_leaf(int state, long nr)
+{
+	return PROFIL_PC_WAIT(state, nr >= 0 && nr < PROFIL_WAIT_NO_SYSCALL ? (unsigned long)nr :
+	    PROFIL_WAIT_NO_SYSCALL);
+}
+
+ssize_t
+profil_wait_copy(pid_t pid, struct profil_unwind_regs *regs, uint8_t *copy, size_t len)
+{
+	struct iovec local = { copy, len }, remote = { (void *)(uintptr_t)regs->sp, len };
+
+	/* /proc gives sp and pc alone. */
+	regs->fp = PROFIL_UNWIND_FP_UNKNOWN;
+	regs->bx = PROFIL_UNWIND_FP_UNKNOWN;
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0);
+}
+
+int
+profil_wait_goes_on(struct profil_wait_cpu *c, uint64_t *runs_before, uint64_t runs, int known,
+    uint64_t weight)
+{
+	/* A kernel without schedstats prints zeros: no wait can be known to go on. */
+	if (!known || runs != *runs_before || runs == 0) {
+		*runs_before = runs;
+		c->recounts = 0;
+		return 0;
+	}
+	/* Counted again on its run count alone: it may be waiting for a CPU by now. */
+	c->recounts += weight;
+	return 1;
+}
+
 static const struct profil_unwind_module *
 module_of(const struct profil_unwind_space *space, uint64_t pc)
 {

@@ -27,30 +27,13 @@
 #define COPY_PAGES	1024	/* with stack copies: retried smaller where that is refused */
 #define MIN_PAGES	8
 
-/* The start of a small text file (/proc, /sys), NUL-terminated; its length or -1. */
-ssize_t
-profil_outside_read_text(const char *path, char *buf, size_t cap)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 void
 profil_outside_sysctl(const char *name, char *out, size_t cap)
 {
 	char path[128];
 
 	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	if (profil_outside_read_text(path, out, cap) <= 0)
+	if (profil_read_text(path, out, cap) <= 0)
 		snprintf(out, cap, "?");
 	out[strcspn(out, "\n")] = '\0';
 }

@@ -2,8 +2,9 @@
  * What the kernel's records say about each process image: its executable mappings (with the
  * epoch rule of docs/FORMAT.md: a mapping replaced by another at an overlapping address ends,
  * and samples taken after are told apart), its threads and their names, and its samples
- * counted once per distinct (thread, epoch, stack).  An image ends at its process's exit or
- * exec, and is then written to its file and freed: memory follows the processes alive.
+ * counted once per distinct (thread, epoch, stack) in the profile model's table
+ * (src/profile/samples.c).  An image ends at its process's exit or exec, and is then written
+ * to its file and freed: memory follows the processes alive.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "profile/maps.h"
 #include "session.h"
 
 /* ---- pids ---- */
@@ -83,10 +85,7 @@ image_free(struct profil_outside_image *im)
 	}
 	free(im->threads);
 	profil_index_release(&im->thread_index);
-	free(im->entries);
-	free(im->times.e);
-	profil_index_release(&im->entry_index);
-	free(im->pool);
+	profil_samples_release(&im->stacks);
 	free(im->progname);
 	free(im->exe);
 	free(im->name);
@@ -291,22 +290,15 @@ anon_join(struct profil_outside_image *im, uint64_t start, uint64_t len)
 
 	for (i = 0; i < im->nmaps; i++) {
 		m = &im->maps[i];
-		if (!m->live || strcmp(m->m.path, "[anon]") != 0 || m->m.start > start + len ||
-		    start > m->m.end)
+		if (!m->live || !profil_mapping_joins(&m->m, start, start + len))
 			continue;
 		if (into == NULL) {
 			into = m;
-			if (start < into->m.start)
-				into->m.start = start;
-			if (start + len > into->m.end)
-				into->m.end = start + len;
+			profil_mapping_grow(&into->m, start, start + len);
 			continue;
 		}
 		/* A second one reached: absorbed, with the older load of the two. */
-		if (m->m.start < into->m.start)
-			into->m.start = m->m.start;
-		if (m->m.end > into->m.end)
-			into->m.end = m->m.end;
+		profil_mapping_grow(&into->m, m->m.start, m->m.end);
 		if (m->m.load_epoch < into->m.load_epoch) {
 			into->m.load_epoch = m->m.load_epoch;
 			into->m.load_ns = m->m.load_ns;
@@ -345,11 +337,10 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	im->mods_stale = 1;
 	for (i = 0; i < im->nmaps; i++) {
 		m = &im->maps[i];
-		if (m->live && m->m.start < start + len && start < m->m.end &&
+		if (m->live && profil_mapping_overlaps(&m->m, start, start + len) &&
 		    !(anon && strcmp(m->m.path, "[anon]") == 0)) {
 			m->live = 0;
-			m->m.unload_epoch = im->epoch;
-			m->m.unload_ns = when;
+			profil_mapping_end(&m->m, im->epoch, when);
 			ended = 1;
 		}
 	}
@@ -375,16 +366,10 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 	}
 	m = &im->maps[im->nmaps];
 	memset(m, 0, sizeof(*m));
+	profil_mapping_start(&m->m, start, start + len, pgoff, prot & 7, im->epoch, when);
 	m->m.path = strndup(path, plen);
 	if (m->m.path == NULL)
 		return;
-	m->m.start = start;
-	m->m.end = start + len;
-	m->m.offset = pgoff;
-	m->m.prot = prot & 7;
-	m->m.load_ns = when;
-	m->m.load_epoch = im->epoch;
-	m->m.unload_epoch = PROFIL_EPOCH_NEVER;
 	if (bidlen > 0) {
 		memcpy(m->m.build_id, bid, bidlen);
 		m->m.build_id_len = bidlen;
@@ -405,72 +390,12 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 
 /* ---- samples ---- */
 
-struct entry_key {
-	const struct profil_outside_image *im;
-	uint32_t tid, epoch, depth;
-	const uint64_t *pcs;
-};
-
-static int
-entry_same(const void *arg, size_t row)
-{
-	const struct entry_key *k = arg;
-	const struct profil_outside_entry *e = &k->im->entries[row];
-
-	return e->tid == k->tid && e->epoch == k->epoch && e->depth == k->depth &&
-	    memcmp(k->im->pool + e->pcs, k->pcs, k->depth * sizeof(*k->pcs)) == 0;
-}
-
 /* Adds weight to the entry of (tid, epoch, stack): its row, or -ENOMEM. */
 static int
 sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, uint32_t depth,
     uint64_t weight)
 {
-	struct entry_key k = { im, tid, im->epoch, depth, pcs };
-	uint64_t h = profil_hash_mix(profil_hash_mix(profil_hash_mix(2, tid), im->epoch), depth);
-	struct profil_outside_entry *e;
-	ssize_t row;
-	uint32_t i;
-
-	for (i = 0; i < depth; i++)
-		h = profil_hash_mix(h, pcs[i]);
-	if (im->nentries == im->entrycap) {
-		size_t cap = im->entrycap ? im->entrycap * 2 : 64;
-		struct profil_outside_entry *p = realloc(im->entries, cap * sizeof(*p));
-
-		if (p == NULL)
-			return -ENOMEM;
-		im->entries = p;
-		im->entrycap = cap;
-	}
-	if (im->npool + depth > im->poolcap) {
-		size_t cap = im->poolcap ? im->poolcap : 256;
-		uint64_t *p;
-
-		while (cap < im->npool + depth)
-			cap *= 2;
-		p = realloc(im->pool, cap * sizeof(*p));
-		if (p == NULL)
-			return -ENOMEM;
-		im->pool = p;
-		im->poolcap = cap;
-	}
-	row = profil_index_get(&im->entry_index, h, entry_same, &k, im->nentries);
-	if (row < 0)
-		return -ENOMEM;
-	e = &im->entries[row];
-	if ((size_t)row == im->nentries) {
-		e->count = 0;
-		e->tid = tid;
-		e->epoch = im->epoch;
-		e->depth = depth;
-		e->pcs = im->npool;
-		memcpy(im->pool + im->npool, pcs, depth * sizeof(*pcs));
-		im->npool += depth;
-		im->nentries++;
-	}
-	e->count = e->count + weight < e->count ? UINT64_MAX : e->count + weight;
-	return (int)row;
+	return (int)profil_samples_add(&im->stacks, tid, im->epoch, pcs, depth, weight);
 }
 
 /*
@@ -482,7 +407,7 @@ static void
 image_time(struct profil_outside *s, struct profil_outside_image *im, int row, uint64_t when,
     uint64_t weight)
 {
-	struct profil_timeline *tl = &im->times;
+	struct profil_timeline *tl = &im->stacks.times;
 	uint64_t t = when + (uint64_t)s->realtime_offset, slot;
 
 	if (tl->base_ns == 0)
@@ -495,23 +420,7 @@ image_time(struct profil_outside *s, struct profil_outside_image *im, int row, u
 	if (t < im->start_ns && tl->n == 0)
 		im->start_ns = t;
 	slot = t > im->start_ns ? (t - im->start_ns) / tl->base_ns : 0;
-	if (slot >= UINT32_MAX) {
-		tl->untimed += weight;
-		return;
-	}
-	while (profil_timeline_add(tl, (uint32_t)row, (uint32_t)slot, weight) == 1) {
-		size_t cap = tl->cap ? tl->cap * 2 : 1024;
-		struct profil_file_time *e;
-
-		cap = cap < tl->max ? cap : tl->max;
-		e = realloc(tl->e, cap * sizeof(*e));
-		if (e == NULL) {
-			tl->max = tl->cap;
-			continue;
-		}
-		tl->e = e;
-		tl->cap = cap;
-	}
+	profil_samples_time(&im->stacks, (size_t)row, slot, weight);
 }
 
 int
@@ -531,14 +440,13 @@ uint32_t
 profil_outside_image_cpu_stack(const struct profil_outside_image *im,
     const struct profil_outside_thread *t, uint64_t *pcs, uint32_t max)
 {
-	const struct profil_outside_entry *e;
 	uint32_t depth;
 
-	if (t->cpu_row < 0 || (size_t)t->cpu_row >= im->nentries || max == 0)
+	if (t->cpu_row < 0 || (size_t)t->cpu_row >= im->stacks.n || max == 0)
 		return 0;
-	e = &im->entries[t->cpu_row];
-	depth = e->depth < max ? e->depth : max;
-	memcpy(pcs, im->pool + e->pcs, depth * sizeof(*pcs));
+	depth = im->stacks.rows[t->cpu_row].depth;
+	depth = depth < max ? depth : max;
+	memcpy(pcs, profil_samples_pcs(&im->stacks, (size_t)t->cpu_row), depth * sizeof(*pcs));
 	return depth;
 }
 
@@ -587,12 +495,12 @@ profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image
 			return -ENOMEM;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", im->pid);
-	if (profil_outside_read_text(path, comm, sizeof(comm)) > 0) {
+	if (profil_read_text(path, comm, sizeof(comm)) > 0) {
 		comm[strcspn(comm, "\n")] = '\0';
 		image_progname(im, comm);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", im->pid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) > 0) {
+	if (profil_read_text(path, buf, sizeof(buf)) > 0) {
 		char *p = strrchr(buf, ')');
 		int ppid;
 
@@ -628,7 +536,7 @@ profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image
 		if (tid <= 0)
 			continue;
 		snprintf(tpath, sizeof(tpath), "/proc/%d/task/%ld/comm", im->pid, tid);
-		if (profil_outside_read_text(tpath, comm, sizeof(comm)) < 0)
+		if (profil_read_text(tpath, comm, sizeof(comm)) < 0)
 			continue;
 		comm[strcspn(comm, "\n")] = '\0';
 		thread_name(im, (uint32_t)tid, comm, strlen(comm));
@@ -774,15 +682,7 @@ profil_outside_image_write(struct profil_outside *s, struct profil_outside_image
 	/* Images without samples get no file: the report learns from here how many ran. */
 	profil_writer_processes(w, s->stats.processes);
 	s->processes_written = s->stats.processes;
-	for (i = 0; i < im->nentries; i++) {
-		const struct profil_outside_entry *e = &im->entries[i];
-
-		profil_writer_sample(w, e->count, e->tid, e->epoch, e->depth, im->pool + e->pcs);
-	}
-	/* Keys are rows of entries, and row i is SAMPLE record i. */
-	if (im->times.n > 0)
-		profil_writer_time(w, profil_timeline_slot_ns(&im->times), im->times.e,
-		    im->times.n);
+	profil_samples_write(&im->stacks, w);
 	r = profil_writer_finish(w);
 	if (close(fd) != 0 && r == 0)
 		r = -errno;

@@ -83,8 +83,8 @@ profil_outside_jit_write(struct profil_outside *s, struct profil_outside_image *
 	sources_read(s, im);
 	if (t->n == 0)
 		return;
-	for (i = 0; i < im->nentries; i++)
-		profil_jit_mark(t, im->pool + im->entries[i].pcs, im->entries[i].depth);
+	for (i = 0; i < im->stacks.n; i++)
+		profil_jit_mark(t, profil_samples_pcs(&im->stacks, i), im->stacks.rows[i].depth);
 	i = profil_jit_write_marked(t, w);
 	if (i > s->stats.jit_names)
 		s->stats.jit_names = i;

@@ -28,7 +28,7 @@ profil_outside_system_ns(pid_t pid)
 	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0)
+	if (profil_read_text(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	/* proc(5): the command name (2) is in parentheses and may hold spaces; stime is 15. */
 	p = strrchr(buf, ')');
@@ -157,7 +157,7 @@ boot_id(uint8_t *id)
 	unsigned int byte;
 	const char *p;
 
-	if (profil_outside_read_text("/proc/sys/kernel/random/boot_id", text, sizeof(text)) <= 0)
+	if (profil_read_text("/proc/sys/kernel/random/boot_id", text, sizeof(text)) <= 0)
 		return 0;
 	for (p = text; *p != '\0' && *p != '\n' && n < 16; p++) {
 		if (*p == '-')
@@ -195,13 +195,13 @@ profil_outside_kernel_write(struct profil_outside *s, struct profil_outside_imag
 	if (s->nksyms == 0)
 		return;
 	/* A return address is looked up one byte back, in its call: both are wanted. */
-	for (i = 0; i < im->nentries; i++) {
-		const struct profil_outside_entry *e = &im->entries[i];
+	for (i = 0; i < im->stacks.n; i++) {
+		const uint64_t *pcs = profil_samples_pcs(&im->stacks, i);
 
-		for (d = 0; d < e->depth; d++) {
-			ksym_want(s, im->pool[e->pcs + d]);
+		for (d = 0; d < im->stacks.rows[i].depth; d++) {
+			ksym_want(s, pcs[d]);
 			if (d > 0)
-				ksym_want(s, im->pool[e->pcs + d] - 1);
+				ksym_want(s, pcs[d] - 1);
 		}
 	}
 	for (i = 0; i < s->nksyms; i++) {

@@ -10,11 +10,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/read.h"
 #include "cfi/cfi.h"
 #include "format/format.h"
 #include "jit/jit.h"
 #include "outside.h"
-#include "profile/timeline.h"
+#include "profile/samples.h"
 #include "report/index.h"
 
 /* One CPU's ring buffer, written by every event of that CPU. */
@@ -50,16 +51,7 @@ struct profil_outside_thread {
 	uint64_t *wall_pcs;		/* the waiting stack, wait frame first; NULL: running */
 	uint32_t wall_depth;
 	struct profil_wait_cpu wall_cpu;	/* its waits for a CPU */
-	ssize_t cpu_row;		/* the entry of its last CPU sample; -1: none */
-};
-
-/* A distinct (thread, epoch, stack) with its count; the pcs are in the image's pool. */
-struct profil_outside_entry {
-	uint64_t count;
-	uint32_t tid;
-	uint32_t epoch;
-	uint32_t depth;
-	size_t pcs;
+	ssize_t cpu_row;		/* the row of its last CPU sample in stacks; -1: none */
 };
 
 /* A process between its start (or exec) and its exit (or next exec). */
@@ -82,13 +74,8 @@ struct profil_outside_image {
 	size_t nthreads, threadcap;
 	struct profil_index thread_index;
 	long live_threads;		/* threads alive */
-	struct profil_outside_entry *entries;
-	size_t nentries, entrycap;
-	struct profil_index entry_index;
-	uint64_t *pool;
-	size_t npool, poolcap;
-	/* When its samples were taken: keys are rows of entries, slots from start_ns. */
-	struct profil_timeline times;
+	/* Its samples, and when they were taken: slots from start_ns. */
+	struct profil_samples stacks;
 	uint64_t samples;
 	uint64_t lost;
 	uint64_t written;		/* samples in the last file written */
@@ -170,7 +157,6 @@ struct profil_outside {
 };
 
 /* events.c */
-ssize_t profil_outside_read_text(const char *path, char *buf, size_t cap);
 int profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char *err,
     size_t errlen);
 int profil_outside_event_add(struct profil_outside *s, pid_t tid, char *err, size_t errlen);

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -61,7 +60,7 @@ thread_state(pid_t pid, uint32_t tid)
 	char path[64], buf[512];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)pid, tid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0)
+	if (profil_read_text(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	return profil_wait_state(buf);
 }
@@ -76,7 +75,7 @@ thread_syscall(pid_t pid, uint32_t tid, long *nr, uint64_t *sp, uint64_t *pc)
 	char path[64], buf[256];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%u/syscall", (int)pid, tid);
-	if (profil_outside_read_text(path, buf, sizeof(buf)) <= 0)
+	if (profil_read_text(path, buf, sizeof(buf)) <= 0)
 		return errno == EACCES || errno == EPERM ? -EACCES : -EAGAIN;
 	return profil_wait_syscall(buf, nr, sp, pc) == 0 ? 0 : -EAGAIN;
 }
@@ -89,7 +88,6 @@ wait_stack(struct profil_outside *s, struct profil_outside_image *im,
 	static uint8_t copy[PROFIL_OUTSIDE_STACK_COPY_MAX];
 	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
 	struct profil_unwind_regs regs;
-	struct iovec local, remote;
 	uint32_t depth = 1;
 	ssize_t n;
 	long nr;
@@ -108,16 +106,9 @@ wait_stack(struct profil_outside *s, struct profil_outside_image *im,
 	}
 	if (r < 0)
 		return -1;
-	pcs[0] = PROFIL_PC_WAIT(state, nr >= 0 && nr < PROFIL_WAIT_NO_SYSCALL ? (unsigned long)nr :
-	    PROFIL_WAIT_NO_SYSCALL);
-	regs.fp = PROFIL_UNWIND_FP_UNKNOWN;
-	regs.bx = PROFIL_UNWIND_FP_UNKNOWN;
-	local.iov_base = copy;
-	local.iov_len = s->opts.stack_copy;
-	remote.iov_base = (void *)(uintptr_t)regs.sp;
-	remote.iov_len = s->opts.stack_copy;
-	/* Short where the stack's mapping ends; refused without ptrace access: the pc alone. */
-	n = process_vm_readv(im->pid, &local, 1, &remote, 1, 0);
+	pcs[0] = profil_wait_leaf(state, nr);
+	/* Refused without ptrace access: the pc alone. */
+	n = profil_wait_copy(im->pid, &regs, copy, s->opts.stack_copy);
 	if (n < 0) {
 		s->stats.wall_unread++;
 		n = 0;
@@ -168,17 +159,12 @@ wall_thread(struct profil_outside *s, struct profil_outside_image *im,
 	    1000000000ULL / s->opts.hz);
 	if (n > 0)
 		cpu_wait(s, im, t, n);
-	/* A kernel without schedstats prints zeros: no wait can be known to go on. */
-	if (t->wall_pcs == NULL || runs != t->wall_runs || runs == 0) {
+	if (!profil_wait_goes_on(&t->wall_cpu, &t->wall_runs, runs, t->wall_pcs != NULL,
+	    weight)) {
 		free(t->wall_pcs);
 		t->wall_pcs = NULL;
-		t->wall_runs = runs;
-		t->wall_cpu.recounts = 0;
 		if (wait_stack(s, im, t) < 0)
 			return;
-	} else {
-		/* Counted again on its run count alone: it may be waiting for a CPU by now. */
-		t->wall_cpu.recounts += weight;
 	}
 	if (profil_outside_image_count(s, im, t->tid, t->wall_pcs, t->wall_depth, weight,
 	    s->wall_now) < 0)

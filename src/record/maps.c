@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/buildid.h"
+#include "profile/maps.h"
 #include "record.h"
 
 static char buf[64 * 1024];
@@ -159,13 +160,9 @@ take_line(const char *p, const char *end, uint32_t epoch, uint64_t now)
 	 */
 	for (i = 0; path[0] == '[' && i < profil_rec.nmaps; i++) {
 		r = &profil_rec.maps[i];
-		if (!r->live || strncmp(r->m.path, "[anon]", 6) != 0 || r->m.path[6] != '\0' ||
-		    r->m.start > stop || start > r->m.end)
+		if (!r->live || !profil_mapping_joins(&r->m, start, stop))
 			continue;
-		if (start < r->m.start)
-			r->m.start = start;
-		if (stop > r->m.end)
-			r->m.end = stop;
+		profil_mapping_grow(&r->m, start, stop);
 		r->seen = 1;
 		return 0;
 	}
@@ -180,19 +177,13 @@ take_line(const char *p, const char *end, uint32_t epoch, uint64_t now)
 	}
 	r = &profil_rec.maps[profil_rec.nmaps];
 	memset(r, 0, sizeof(*r));
+	profil_mapping_start(&r->m, start, stop, offset, prot, epoch, now);
 	r->m.path = (char *)intern_path(path, plen);
 	if (r->m.path == NULL) {
 		profil_record_warn("mapping path space full, code mapped from now on is not named",
 		    "PROFIL_RECORD_PATHS");
 		return 0;
 	}
-	r->m.start = start;
-	r->m.end = stop;
-	r->m.offset = offset;
-	r->m.prot = prot;
-	r->m.load_ns = now;
-	r->m.load_epoch = epoch;
-	r->m.unload_epoch = PROFIL_EPOCH_NEVER;
 	/* "<path> (deleted)": the file is gone, and whatever has that name now is not it. */
 	if (path[0] == '/' && !(plen > 10 && memcmp(path + plen - 10, " (deleted)", 10) == 0))
 		r->m.build_id_len = read_build_id(r->m.path, r->m.build_id);
@@ -243,8 +234,7 @@ profil_record_maps_snapshot(void)
 
 		if (r->live && !r->seen) {
 			r->live = 0;
-			r->m.unload_epoch = epoch;
-			r->m.unload_ns = now;
+			profil_mapping_end(&r->m, epoch, now);
 			changed = 1;
 		}
 	}

@@ -23,9 +23,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/read.h"
 #include "cfi/cfi.h"
 #include "record.h"
 
@@ -99,24 +99,14 @@ task_path(char *buf, size_t cap, uint32_t tid, const char *file)
 	snprintf(buf, cap, "/proc/self/task/%u/%s", tid, file);
 }
 
-/* The whole of a small /proc file, NUL-terminated; its length or -1. */
+/* The whole of a small /proc file of the thread, NUL-terminated; its length or -1. */
 static ssize_t
 read_text(uint32_t tid, const char *file, char *buf, size_t cap)
 {
 	char path[64];
-	ssize_t n;
-	int fd;
 
 	task_path(path, sizeof(path), tid, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
+	return profil_read_text(path, buf, cap);
 }
 
 /*
@@ -205,7 +195,6 @@ wait_stack(struct waiter *w)
 {
 	static uint8_t copy[STACK_COPY];
 	struct profil_unwind_regs regs;
-	struct iovec local, remote;
 	uint32_t depth = 1;
 	ssize_t n;
 	long nr;
@@ -214,16 +203,8 @@ wait_stack(struct waiter *w)
 
 	if (state < 0 || thread_syscall(w->tid, &nr, &regs.sp, &regs.pc) < 0)
 		return -1;
-	w->pcs[0] = PROFIL_PC_WAIT(state, nr >= 0 && nr < PROFIL_WAIT_NO_SYSCALL ?
-	    (unsigned long)nr : PROFIL_WAIT_NO_SYSCALL);
-	regs.fp = PROFIL_UNWIND_FP_UNKNOWN;
-	regs.bx = PROFIL_UNWIND_FP_UNKNOWN;
-	local.iov_base = copy;
-	local.iov_len = sizeof(copy);
-	remote.iov_base = (void *)(uintptr_t)regs.sp;
-	remote.iov_len = sizeof(copy);
-	/* Short where the stack's mapping ends. */
-	n = process_vm_readv(profil_rec.pid, &local, 1, &remote, 1, 0);
+	w->pcs[0] = profil_wait_leaf(state, nr);
+	n = profil_wait_copy(profil_rec.pid, &regs, copy, sizeof(copy));
 	if (n < 0) {
 		profil_wall_stats.unread++;
 		n = 0;
@@ -299,18 +280,12 @@ wall_thread(struct waiter *w)
 	n = profil_wait_cpu_periods(&w->cpu, delay, w->runs, runs, 1000000000ULL / profil_rec.hz);
 	if (n > 0)
 		cpu_wait(w, n);
-	/* A kernel without schedstats prints zeros: no wait can be known to go on. */
-	if (w->depth == 0 || runs != w->runs || runs == 0) {
+	if (!profil_wait_goes_on(&w->cpu, &w->runs, runs, w->depth != 0, weight_now)) {
 		w->depth = 0;
-		w->runs = runs;
-		w->cpu.recounts = 0;
 		if (wait_stack(w) < 0) {
 			w->depth = 0;
 			return;
 		}
-	} else {
-		/* Counted again on its run count alone: it may be waiting for a CPU by now. */
-		w->cpu.recounts += weight_now;
 	}
 	profil_stacks_add(&profil_rec.stacks, w->tid, w->pcs, w->depth, weight_now, tick_when);
 	profil_wall_stats.waits += weight_now;

@@ -83,5 +83,23 @@ main(void)
 	n = 1;
 	depth = profil_wait_cpu_place(&c, pcs, 1, 1, &n, 100);
 	tap_check(depth == 1 && pcs[0] == PROFIL_PC_WAIT_CPU, "without stacks: the leaf alone");
+
+	/* The same wait goes on while the thread is not put on a CPU: counted again. */
+	memset(&c, 0, sizeof(c));
+	runs = 0;
+	tap_check(!profil_wait_goes_on(&c, &runs, 7, 0, 1) && runs == 7 && c.recounts == 0,
+	    "no stack kept: the wait is read afresh, its run count noted");
+	tap_check(profil_wait_goes_on(&c, &runs, 7, 1, 3) && c.recounts == 3,
+	    "the run count unchanged: the same wait, counted again");
+	tap_check(!profil_wait_goes_on(&c, &runs, 8, 1, 1) && runs == 8 && c.recounts == 0,
+	    "put on a CPU since: read afresh, the recounts restart");
+	tap_check(!profil_wait_goes_on(&c, &runs, 0, 1, 1) && !profil_wait_goes_on(&c, &runs, 0, 1,
+	    1), "a kernel without schedstats (zeros): never the same wait");
+	tap_check(profil_wait_leaf(PROFIL_WAIT_DISK, 7) == PROFIL_PC_WAIT(PROFIL_WAIT_DISK, 7) &&
+	    profil_wait_leaf(PROFIL_WAIT_SLEEPING, -1) ==
+	    PROFIL_PC_WAIT(PROFIL_WAIT_SLEEPING, PROFIL_WAIT_NO_SYSCALL) &&
+	    profil_wait_leaf(PROFIL_WAIT_SLEEPING, 5000) ==
+	    PROFIL_PC_WAIT(PROFIL_WAIT_SLEEPING, PROFIL_WAIT_NO_SYSCALL),
+	    "the leaf: state and system call, none for a page fault or a number out of range");
 	return tap_done();
 }
