@@ -214,7 +214,7 @@ rows_total(struct profil_report *r, struct top_row **out, size_t *nout)
 		shown = profil_escape(fn, name, sizeof(name));
 		if (row_set(&rows[i], m != NULL ? profil_module_path(m) : "", fn,
 		    shown, m != NULL ? profil_escape(profil_module_name(m), mod,
-		    sizeof(mod)) : "?", 0, x->count[1]) < 0) {
+		    sizeof(mod)) : "?", 0, x->count) < 0) {
 			rows_free(rows, i + 1);
 			rows = NULL;
 		}

@@ -66,6 +66,8 @@ struct graph {
 	struct profil_graph_arc *arcs;
 	size_t narcs, caparcs;
 	struct profil_index arc_index;
+	struct profil_graph_self *self;	/* as the view's */
+	size_t nself, capself;
 	double *waiting;		/* --wall: per node, as the view's */
 	size_t capwaiting;
 	uint32_t ids[PROFIL_FORMAT_MAX_DEPTH];	/* the node of each frame of the sample */
@@ -196,6 +198,7 @@ add_stack(void *arg, const struct profil_stack *st)
 	double s = st->seconds;
 	struct profil_graph_node *nd;
 	struct profil_graph_arc *a;
+	struct profil_graph_self *self;
 	ssize_t id;
 	size_t d;
 	/* A waiting thread's sample (--wall): its leaf is the wait frame. */
@@ -214,14 +217,21 @@ add_stack(void *arg, const struct profil_stack *st)
 		if (!seen_add(&g->nodes_seen, (uint32_t)id))
 			continue;
 		nd = &g->nodes[id];
-		nd->count[1] = profil_count_add(nd->count[1], count);
-		nd->seconds[1] += s;
+		nd->count = profil_count_add(nd->count, count);
+		nd->seconds += s;
 		if (waiting && g->keep_waiting)
 			g->waiting[id] += s;
 	}
 	nd = &g->nodes[g->ids[0]];
-	nd->count[0] = profil_count_add(nd->count[0], count);
-	nd->seconds[0] += s;
+	if (nd->self == 0) {
+		if (room((void **)&g->self, &g->capself, g->nself, sizeof(*g->self)) != 0)
+			return -ENOMEM;
+		memset(&g->self[g->nself], 0, sizeof(g->self[0]));
+		nd->self = (uint32_t)++g->nself;
+	}
+	self = &g->self[nd->self - 1];
+	self->count = profil_count_add(self->count, count);
+	self->seconds += s;
 	for (d = 0; d + 1 < st->nframes; d++) {
 		/* Direct recursion is no arc of interest; indirect recursion is, once a sample. */
 		if (g->ids[d + 1] == g->ids[d])
@@ -281,9 +291,19 @@ node_module(const struct profil_graph_node *row, char *buf, size_t len)
 	return m != NULL ? profil_escape(profil_module_name(m), buf, len) : "?";
 }
 
+/* A node's ticks at the leaf, none for a node never met there. */
+static const struct profil_graph_self *
+node_self(const struct profil_graph_self *self, const struct profil_graph_node *row)
+{
+	static const struct profil_graph_self none;
+
+	return row->self != 0 ? &self[row->self - 1] : &none;
+}
+
 /* What the comparisons read: the nodes and arcs, each node's place in the view, the arcs' end. */
 struct graph_sort {
 	const struct profil_graph_node *nodes;
+	const struct profil_graph_self *self;
 	const struct profil_graph_arc *arcs;
 	const uint32_t *rank;
 	int k;				/* arcs: 0 sorted by caller, 1 by callee */
@@ -300,10 +320,10 @@ node_cmp(const void *a, const void *b, void *arg)
 	char bx[256], by[256];
 	int c;
 
-	if (x->count[1] != y->count[1])
-		return x->count[1] > y->count[1] ? -1 : 1;
-	if (x->count[0] != y->count[0])
-		return x->count[0] > y->count[0] ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (node_self(gs->self, x)->count != node_self(gs->self, y)->count)
+		return node_self(gs->self, x)->count > node_self(gs->self, y)->count ? -1 : 1;
 	c = strcmp(profil_graph_node_name(x, bx, sizeof(bx)),
 	    profil_graph_node_name(y, by, sizeof(by)));
 	if (c != 0)
@@ -356,6 +376,7 @@ profil_graph_view_release(struct profil_graph_view *v)
 	free(v->nodes);
 	free(v->arcs);
 	free(v->waiting);
+	free(v->self);
 	free(v->order);
 	free(v->rank);
 	free(v->by_arc[0]);
@@ -369,7 +390,7 @@ graph_sort(struct graph *g, size_t limit, struct profil_graph_view *v)
 {
 	/* Node and arc numbers fit 32 bits (room() sees to it). */
 	size_t i, n = g->nnodes, na = g->narcs;
-	struct graph_sort gs = { NULL, NULL, NULL, 0 };
+	struct graph_sort gs = { NULL, NULL, NULL, NULL, 0 };
 	int k;
 
 	v->nodes = g->nodes;
@@ -378,6 +399,9 @@ graph_sort(struct graph *g, size_t limit, struct profil_graph_view *v)
 	v->narcs = na;
 	v->wall = g->wall;
 	v->waiting = g->waiting;
+	v->self = g->self;
+	v->nself = g->nself;
+	g->self = NULL;
 	g->nodes = NULL;
 	g->arcs = NULL;
 	g->waiting = NULL;
@@ -390,6 +414,7 @@ graph_sort(struct graph *g, size_t limit, struct profil_graph_view *v)
 	for (i = 0; i < n; i++)
 		v->order[i] = (uint32_t)i;
 	gs.nodes = v->nodes;
+	gs.self = v->self;
 	gs.arcs = v->arcs;
 	gs.rank = v->rank;
 	qsort_r(v->order, n, sizeof(*v->order), node_cmp, &gs);
@@ -430,6 +455,7 @@ profil_graph_view_build(struct profil_report *r, size_t limit, struct profil_gra
 	free(g->nodes);
 	free(g->arcs);
 	free(g->waiting);
+	free(g->self);
 	free(g);
 	if (err != 0)
 		profil_graph_view_release(v);
@@ -469,6 +495,7 @@ graph_text(struct profil_report *r, const struct profil_graph_view *v,
     const struct profil_flat_options *opt, FILE *out)
 {
 	const struct profil_graph_node *row;
+	const struct profil_graph_self *me;
 	char buf[1024], mod[512], idx[32];
 	uint64_t total = v->total;
 	size_t i;
@@ -501,11 +528,12 @@ graph_text(struct profil_report *r, const struct profil_graph_view *v,
 	}
 	for (i = 0; i < v->nrows; i++) {
 		row = &v->nodes[v->order[i]];
+		me = node_self(v->self, row);
 		if (opt->tsv) {
 			print_arcs(v, 1, v->order[i], opt, i + 1, out);
 			fprintf(out, "function\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64
-			    "\t%.6f\t%.6f\t%s\t%s", i + 1, i + 1, row->count[1], row->count[0],
-			    row->seconds[1], row->seconds[0], node_name(row, buf, sizeof(buf)),
+			    "\t%.6f\t%.6f\t%s\t%s", i + 1, i + 1, row->count, me->count,
+			    row->seconds, me->seconds, node_name(row, buf, sizeof(buf)),
 			    node_module(row, mod, sizeof(mod)));
 			if (v->wall)
 				fprintf(out, "\t%.6f", v->waiting[v->order[i]]);
@@ -516,12 +544,12 @@ graph_text(struct profil_report *r, const struct profil_graph_view *v,
 		print_arcs(v, 1, v->order[i], opt, i + 1, out);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
 		fprintf(out, "%-6s %6.2f %9.3f ", idx,
-		    total > 0 ? 100.0 * (double)row->count[1] / (double)total : 0.0,
-		    row->seconds[1]);
+		    total > 0 ? 100.0 * (double)row->count / (double)total : 0.0,
+		    row->seconds);
 		if (v->wall)
 			fprintf(out, "%9.3f ", v->waiting[v->order[i]]);
-		fprintf(out, "%9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n", row->seconds[0],
-		    row->count[1], row->count[0], node_name(row, buf, sizeof(buf)), i + 1,
+		fprintf(out, "%9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n", me->seconds,
+		    row->count, me->count, node_name(row, buf, sizeof(buf)), i + 1,
 		    node_module(row, mod, sizeof(mod)));
 		print_arcs(v, 0, v->order[i], opt, i + 1, out);
 		fprintf(out, "-----------------------------------------------\n");
@@ -560,6 +588,7 @@ static int
 graph_json(struct profil_report *r, const struct profil_graph_view *v, FILE *out)
 {
 	const struct profil_graph_node *row;
+	const struct profil_graph_self *me;
 	struct profil_json j;
 	char buf[1024], mod[512];
 	size_t i;
@@ -577,14 +606,15 @@ graph_json(struct profil_report *r, const struct profil_graph_view *v, FILE *out
 	profil_json_open(&j, "functions", '[');
 	for (i = 0; i < v->nrows; i++) {
 		row = &v->nodes[v->order[i]];
+		me = node_self(v->self, row);
 		profil_json_open(&j, NULL, '{');
 		profil_json_u64(&j, "index", i + 1);
 		profil_json_num(&j, "percent_total", v->total > 0 ?
-		    100.0 * (double)row->count[1] / (double)v->total : 0.0);
-		profil_json_u64(&j, "total", row->count[1]);
-		profil_json_u64(&j, "self", row->count[0]);
-		profil_json_num(&j, "total_s", row->seconds[1]);
-		profil_json_num(&j, "self_s", row->seconds[0]);
+		    100.0 * (double)row->count / (double)v->total : 0.0);
+		profil_json_u64(&j, "total", row->count);
+		profil_json_u64(&j, "self", me->count);
+		profil_json_num(&j, "total_s", row->seconds);
+		profil_json_num(&j, "self_s", me->seconds);
 		if (v->wall)
 			profil_json_num(&j, "waiting_s", v->waiting[v->order[i]]);
 		profil_json_str(&j, "function", node_name(row, buf, sizeof(buf)));

@@ -95,8 +95,16 @@ struct profil_graph_node {
 						   module is the node's */
 	uint64_t pc;			/* a marker frame's pc (a cut, a wait), a bare frame's
 					   offset (loc is its module's, shared); else 0 */
-	uint64_t count[2];		/* ticks: [0] self, [1] total */
-	double seconds[2];
+	uint64_t count;			/* ticks: total */
+	double seconds;
+	uint32_t self;			/* 0, or 1 + its row of the view's self: a node met at
+					   a leaf (few of them in deep stacks) */
+};
+
+/* A node's ticks at the leaf. */
+struct profil_graph_self {
+	uint64_t count;
+	double seconds;
 };
 
 struct profil_graph_arc {
@@ -110,6 +118,8 @@ struct profil_graph_view {
 	size_t nnodes;
 	struct profil_graph_arc *arcs;
 	size_t narcs;
+	struct profil_graph_self *self;	/* the rows nodes' self names */
+	size_t nself;
 	double *waiting;		/* --wall: per node, the seconds of its total threads
 					   waited; else NULL */
 	uint32_t *order;		/* node numbers in view order: heaviest total, then self,
