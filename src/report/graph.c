@@ -62,10 +62,10 @@ seen_add(struct seen *sn, uint32_t id)
 struct graph {
 	struct profil_graph_node *nodes;
 	size_t nnodes, capnodes;
-	struct profil_index node_index;
+	struct profil_index_rows node_index;
 	struct profil_graph_arc *arcs;
 	size_t narcs, caparcs;
-	struct profil_index arc_index;
+	struct profil_index_rows arc_index;
 	struct profil_graph_self *self;	/* as the view's */
 	size_t nself, capself;
 	double *waiting;		/* --wall: per node, as the view's */
@@ -119,6 +119,17 @@ struct node_key {
 	uint64_t key[3];
 };
 
+/* The hash of node i's key, for its index to grow. */
+static uint64_t
+node_hash(const void *arg, size_t i)
+{
+	const struct graph *g = arg;
+	uint64_t key[3];
+
+	frame_key(g->nodes[i].loc, profil_graph_node_module(&g->nodes[i]), g->nodes[i].pc, key);
+	return profil_hash3(key[0], key[1], key[2]);
+}
+
 static int
 node_same(const void *arg, size_t i)
 {
@@ -141,7 +152,7 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 		return -ENOMEM;
 	frame_key(fr->loc, fr->loc != NULL ? fr->module : NULL,
 	    fr->loc != NULL ? fr->offset : fr->pc, k.key);
-	id = profil_index_get(&g->node_index, profil_hash3(k.key[0], k.key[1], k.key[2]),
+	id = profil_index_rows_get(&g->node_index, profil_hash3(k.key[0], k.key[1], k.key[2]),
 	    node_same, &k, g->nnodes);
 	if (id < 0 || (size_t)id < g->nnodes)
 		return id;
@@ -162,6 +173,14 @@ struct arc_key {
 	uint32_t caller, callee;
 };
 
+static uint64_t
+arc_hash(const void *arg, size_t i)
+{
+	const struct graph *g = arg;
+
+	return profil_hash3(g->arcs[i].key[0], g->arcs[i].key[1], 3);
+}
+
 static int
 arc_same(const void *arg, size_t i)
 {
@@ -179,7 +198,7 @@ arc_get(struct graph *g, uint32_t caller, uint32_t callee)
 
 	if (room((void **)&g->arcs, &g->caparcs, g->narcs, sizeof(*g->arcs)) != 0)
 		return -ENOMEM;
-	id = profil_index_get(&g->arc_index, profil_hash3(caller, callee, 3), arc_same, &k,
+	id = profil_index_rows_get(&g->arc_index, profil_hash3(caller, callee, 3), arc_same, &k,
 	    g->narcs);
 	if (id < 0 || (size_t)id < g->narcs)
 		return id;
@@ -446,10 +465,14 @@ profil_graph_view_build(struct profil_report *r, size_t limit, struct profil_gra
 	for (i = 0; i < profil_report_nfiles(r); i++)
 		if (profil_report_file(r, i, NULL)->hdr.flags & PROFIL_HDR_WALL)
 			g->keep_waiting = 1;
+	g->node_index.rehash = node_hash;
+	g->node_index.arg = g;
+	g->arc_index.rehash = arc_hash;
+	g->arc_index.arg = g;
 	err = profil_report_stacks(r, add_stack, g);
 	/* The indexes go before the view is sorted: only the rows stay. */
-	profil_index_release(&g->node_index);
-	profil_index_release(&g->arc_index);
+	profil_index_rows_release(&g->node_index);
+	profil_index_rows_release(&g->arc_index);
 	if (err == 0)
 		err = graph_sort(g, limit, v);
 	free(g->nodes);
