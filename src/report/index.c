@@ -98,7 +98,8 @@ rows_start(uint64_t hash, size_t nslots)
 	return (uint32_t)(hash ^ hash >> 32) & (nslots - 1);
 }
 
-/* Twice the slots, every row placed again under its hash, asked again. */
+/* Twice the slots, every row placed again under its hash, asked again: the rows in order,
+ * which a cache reads ahead, not in the old slots' order. */
 static int
 rows_grow(struct profil_index_rows *ix)
 {
@@ -107,13 +108,11 @@ rows_grow(struct profil_index_rows *ix)
 
 	if (slots == NULL)
 		return -ENOMEM;
-	for (i = 0; i < ix->nslots; i++) {
-		if (ix->slots[i] == 0)
-			continue;
-		for (j = rows_start(ix->rehash(ix->arg, ix->slots[i] - 1), n); slots[j] != 0;
+	for (i = ix->first; i < ix->first + ix->n; i++) {
+		for (j = rows_start(ix->rehash(ix->arg, i), n); slots[j] != 0;
 		    j = (j + 1) & (n - 1))
 			;
-		slots[j] = ix->slots[i];
+		slots[j] = (uint32_t)i + 1;
 	}
 	free(ix->slots);
 	ix->slots = slots;
@@ -134,6 +133,8 @@ profil_index_rows_get(struct profil_index_rows *ix, uint64_t hash,
 			return (ssize_t)(ix->slots[j] - 1);
 	if (next >= UINT32_MAX)
 		return -ENOMEM;
+	if (ix->n == 0)
+		ix->first = next;
 	ix->slots[j] = (uint32_t)next + 1;
 	ix->n++;
 	return (ssize_t)next;
@@ -146,6 +147,7 @@ profil_index_rows_release(struct profil_index_rows *ix)
 	ix->slots = NULL;
 	ix->nslots = 0;
 	ix->n = 0;
+	ix->first = 0;
 }
 
 /* FNV-1a, 64 bits. */

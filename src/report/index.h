@@ -49,14 +49,17 @@ ssize_t profil_index_find(const struct profil_index *ix, uint64_t hash,
  * struct profil_index_rows - the same index in half the memory: a slot holds a row number
  * alone (4 bytes, not 8), so every probe asks same(), and growing asks rehash(arg, row) for
  * the hash of each row's key again.  For tables of millions of rows whose rows hold their key
- * (the call graph's nodes and arcs: a file of deep distinct stacks has one of each for almost
- * every frame, issue 19).  Zeroed but for rehash and arg, it is empty.
+ * (the call graph's nodes and arcs, the export tree's nodes: a file of deep distinct stacks
+ * has one of each for almost every frame, issue 19).  Rows are indexed in order, each new
+ * one the row after the last, so that growing reads them in order.  Zeroed but for rehash
+ * and arg, it is empty.
  */
 struct profil_index_rows {
 	uint32_t *slots;		/* row number + 1, 0 free; a power of two, at most half
 					   used */
 	size_t nslots;
 	size_t n;
+	size_t first;			/* the first row indexed */
 	uint64_t (*rehash)(const void *arg, size_t row);
 	const void *arg;
 };
