@@ -26,8 +26,9 @@ echo
 echo "| command | peak MB | bytes a frame | CPU s | wall s | output bytes | output / input |"
 echo "|---|---|---|---|---|---|---|"
 for cmd in "export -f pprof -o out" "export -f svg -o out" "export -f folded -o out" \
+    "export -f html -o out" "export -f firefox -o out" "export -f gmon -o out" \
     "report --graph" "report --lines" "report"; do
-	rm -f out
+	rm -rf out
 	s=$(date +%s%N)
 	# Views count their bytes through a pipe: the call graph's text is gigabytes.
 	# shellcheck disable=SC2086
@@ -36,11 +37,19 @@ for cmd in "export -f pprof -o out" "export -f svg -o out" "export -f folded -o 
 	e=$(date +%s%N)
 	set -- $(tail -n 1 rss)
 	kib=$1 cpu=$(echo "$2 $3" | awk '{ print $1 + $2 }')
-	out=$(if [ -f out ]; then wc -c < out; else cat bytes; fi)
-	rm -f out
+	# gmon writes a directory (here, no file: nothing names the code it could count).
+	out=$(if [ -f out ]; then wc -c < out; elif [ -d out ]; then cat out/* 2> /dev/null |
+	    wc -c; else cat bytes; fi)
+	case $cmd in *pprof*) pprof=$out ;; esac
+	rm -rf out
 	awk -v c="profil $cmd" -v k="$kib" -v f="$frames" -v ms=$(((e - s) / 1000000)) \
 	    -v o="$out" -v i="$in" -v u="$cpu" 'BEGIN {
 		printf "| %s | %.0f | %.0f | %.1f | %.1f | %.0f | %.2f |\n", c, k / 1024,
 		    k * 1024 / f, u, ms / 1000, o, o / i
 	}'
 done
+echo
+awk -v o="$pprof" -v i="$in" -v f="$frames" 'BEGIN {
+	printf "The pprof file is %.2f times its input: %.1f bytes a frame against %.1f.\n",
+	    o / i, o / f, i / f
+}'

@@ -208,12 +208,13 @@ rows_total(struct profil_report *r, struct top_row **out, size_t *nout)
 	rows = calloc(v.nnodes > 0 ? v.nnodes : 1, sizeof(*rows));
 	for (i = 0; rows != NULL && i < v.nnodes; i++) {
 		const struct profil_graph_node *x = &v.nodes[i];
+		const struct profil_module *m = profil_graph_node_module(x);
 		const char *fn = profil_graph_node_name(x, raw, sizeof(raw)), *shown;
 
 		shown = profil_escape(fn, name, sizeof(name));
-		if (row_set(&rows[i], x->module != NULL ? profil_module_path(x->module) : "", fn,
-		    shown, x->module != NULL ? profil_escape(profil_module_name(x->module), mod,
-		    sizeof(mod)) : "?", 0, x->count[1]) < 0) {
+		if (row_set(&rows[i], m != NULL ? profil_module_path(m) : "", fn,
+		    shown, m != NULL ? profil_escape(profil_module_name(m), mod,
+		    sizeof(mod)) : "?", 0, x->count) < 0) {
 			rows_free(rows, i + 1);
 			rows = NULL;
 		}

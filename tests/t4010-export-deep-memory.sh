@@ -14,8 +14,10 @@
 #     pprof keeps only the location's ids: 35 to 70.
 #   - `report --lines`: at most 16 bytes (a row per distinct leaf, and the file's 8 a frame
 #     are the floor's); before, 110, the symbolizer's cache of every pc it walked.
-#   - `report --graph`: at most 200 bytes; a node (72) and an arc (32) with their index
-#     slots for every frame are its own, 150 now, 260 before.
+#   - `report --graph`: its own node and arc for every frame, with their index slots, are
+#     all it keeps; the bound is worked out below from their sizes, about 95 bytes a frame
+#     here.  A node was 72 bytes and an arc 32 (marks, the module, waiting and self seconds
+#     in every node) and an index slot 8: 136 a frame; 260 before issue 19.
 . "$(dirname "$0")/lib.sh"
 test_needs time:/usr/bin/time golang-go:go python3:python3
 
@@ -54,11 +56,28 @@ done
 test_expect_success 'report --lines: at most 16 bytes a frame over the flat view' '
 	within 16 report --lines
 '
-test_expect_success 'report --graph: at most 200 bytes a frame over the flat view' '
-	within 200 report --graph
+# The call graph keeps a node of 40 bytes for each of the $frames distinct frames and an arc
+# of 24 for each of the N * (D - 1) calls, in arrays doubled from 256 rows, and an index of
+# 4-byte slots over each, doubled from 256 while at most half full (src/report/graph.c,
+# index.c); 15% over that for the allocator and the program's pages.
+graph_bound=$(awk -v n=$frames -v a=$((N * (D - 1))) 'function cap(x, c) {
+	for (c = 256; c <= x; c *= 2); return c }
+	function slots(x, s) { for (s = 256; 2 * x > s; s *= 2); return s }
+	BEGIN { printf "%d", 1.15 * (40 * cap(n) + 24 * cap(a) + 4 * slots(n) + 4 * slots(a)) / n }')
+test_expect_success "report --graph: at most $graph_bound bytes a frame over the flat view" '
+	within $graph_bound report --graph
 '
-test_expect_success 'the pprof file is whole: go tool pprof reads every frame' '
+# A caller in code nothing names is its mapping and address alone; each leaf keeps its
+# module+0xoffset name (issue 19).
+test_expect_success 'the pprof file is whole: go tool pprof reads every frame, leaves named' '
 	go tool pprof -raw out.pb.gz > raw 2> err &&
-	test "$(grep -c "deep.so+0x" raw)" -ge $frames
+	test "$(grep -c "^ *[0-9][0-9]*: 0x[0-9a-f]* M=1" raw)" -ge $frames &&
+	test "$(grep -c "^ *[0-9][0-9]*: 0x[0-9a-f]* M=1 deep.so+0x" raw)" = $N
+'
+# The input holds 8 bytes a frame; its pprof, a location a frame (an id, the mapping, the
+# address, the id again in the sample), compressed, about 5.
+test_expect_success 'the pprof file is no bigger than its input' '
+	echo "pprof $(wc -c < out.pb.gz) bytes of $(wc -c < deep.profil)" &&
+	test "$(wc -c < out.pb.gz)" -le "$(wc -c < deep.profil)"
 '
 test_done

@@ -47,6 +47,21 @@ struct node_key {
 	int bare;
 };
 
+static uint64_t
+node_hash(size_t parent, const char *name, uint64_t offset, int bare)
+{
+	return profil_hash3(parent, (uintptr_t)name, bare ? offset : UINT64_MAX);
+}
+
+/* The hash of node i's key, for the index to grow. */
+static uint64_t
+node_rehash(const void *arg, size_t i)
+{
+	const struct profil_tree_node *nd = &((const struct profil_tree *)arg)->nodes[i];
+
+	return node_hash(nd->parent, nd->bare ? nd->module : nd->u.name, nd->u.offset, nd->bare);
+}
+
 static int
 node_same(const void *arg, size_t i)
 {
@@ -77,8 +92,10 @@ child_get(struct profil_tree *t, const struct node_key *k)
 		t->nodes = nd;
 		t->cap = cap;
 	}
-	i = profil_index_get(&t->index, profil_hash3(parent, (uintptr_t)k->name,
-	    k->bare ? k->offset : UINT64_MAX), node_same, k, t->n);
+	t->index.rehash = node_rehash;
+	t->index.arg = t;
+	i = profil_index_rows_get(&t->index, node_hash(parent, k->name, k->offset, k->bare),
+	    node_same, k, t->n);
 	if (i < 0)
 		return 0;
 	if ((size_t)i < t->n)
@@ -278,7 +295,7 @@ void
 profil_tree_release(struct profil_tree *t)
 {
 	profil_strtab_release(&t->names);
-	profil_index_release(&t->index);
+	profil_index_rows_release(&t->index);
 	free(t->nodes);
 	memset(t, 0, sizeof(*t));
 }

@@ -47,7 +47,8 @@ struct profil_tree_node {
 struct profil_tree {
 	struct profil_tree_node *nodes;
 	size_t n, cap;
-	struct profil_index index;	/* (parent, name) -> node; the root is not in it */
+	struct profil_index_rows index;	/* (parent, name) -> node; the root is not in it.
+					   Rows alone: the nodes hold their keys */
 	struct profil_strtab names;	/* node and module names, ';' and line breaks replaced */
 	unsigned max_depth;
 	enum profil_report_split split;	/* the session's: which labels stacks stand on */

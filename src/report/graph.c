@@ -19,17 +19,61 @@
 #include "report/index.h"
 #include "report/view.h"
 
+/*
+ * The node or arc numbers a sample has counted already: a node (or arc) a recursive stack
+ * holds twice counts once.  A set of the sample at hand, not a mark in every node and arc: a
+ * file of deep distinct stacks has a node and an arc for almost every frame, and a mark each
+ * was 16 of their 120 bytes (issue 19).  Open addressing over twice the deepest stack's
+ * frames; a slot is taken when its stamp is the sample's.
+ */
+#define SEEN_SLOTS	(4 * PROFIL_FORMAT_MAX_DEPTH)
+
+struct seen {
+	uint32_t id[SEEN_SLOTS];
+	uint32_t stamp[SEEN_SLOTS];
+	uint32_t now;			/* the sample's stamp; never 0 */
+};
+
+/* Starts a sample: every slot free. */
+static void
+seen_clear(struct seen *sn)
+{
+	if (++sn->now == 0) {
+		memset(sn->stamp, 0, sizeof(sn->stamp));
+		sn->now = 1;
+	}
+}
+
+/* Whether id is new to the sample, which then holds it. */
+static int
+seen_add(struct seen *sn, uint32_t id)
+{
+	size_t j = (id * 0x9e3779b1u) >> 20 & (SEEN_SLOTS - 1);
+
+	for (; sn->stamp[j] == sn->now; j = (j + 1) & (SEEN_SLOTS - 1))
+		if (sn->id[j] == id)
+			return 0;
+	sn->stamp[j] = sn->now;
+	sn->id[j] = id;
+	return 1;
+}
+
 /* The view's nodes and arcs (view.h) as they are counted, found again through indexes. */
 struct graph {
 	struct profil_graph_node *nodes;
 	size_t nnodes, capnodes;
-	struct profil_index node_index;
+	struct profil_index_rows node_index;
 	struct profil_graph_arc *arcs;
 	size_t narcs, caparcs;
-	struct profil_index arc_index;
-	uint32_t *ids;			/* the node of each frame of the sample at hand */
-	uint64_t stamp;			/* samples seen: marks count a node or arc once each */
-	int wall;			/* a --wall recording: waiting time shown apart */
+	struct profil_index_rows arc_index;
+	struct profil_graph_self *self;	/* as the view's */
+	size_t nself, capself;
+	double *waiting;		/* --wall: per node, as the view's */
+	size_t capwaiting;
+	uint32_t ids[PROFIL_FORMAT_MAX_DEPTH];	/* the node of each frame of the sample */
+	struct seen nodes_seen, arcs_seen;	/* what the sample counted */
+	int keep_waiting;		/* a file of the session is a --wall recording */
+	int wall;			/* a sample of one was seen: waiting time shown apart */
 };
 
 /* Room for one more of *n elements of size at *p; 0 or -ENOMEM (also beyond 2^32 - 1). */
@@ -75,13 +119,25 @@ struct node_key {
 	uint64_t key[3];
 };
 
+/* The hash of node i's key, for its index to grow. */
+static uint64_t
+node_hash(const void *arg, size_t i)
+{
+	const struct graph *g = arg;
+	uint64_t key[3];
+
+	frame_key(g->nodes[i].loc, profil_graph_node_module(&g->nodes[i]), g->nodes[i].pc, key);
+	return profil_hash3(key[0], key[1], key[2]);
+}
+
 static int
 node_same(const void *arg, size_t i)
 {
 	const struct node_key *k = arg;
 	uint64_t key[3];
 
-	frame_key(k->g->nodes[i].loc, k->g->nodes[i].module, k->g->nodes[i].pc, key);
+	frame_key(k->g->nodes[i].loc, profil_graph_node_module(&k->g->nodes[i]),
+	    k->g->nodes[i].pc, key);
 	return key[0] == k->key[0] && key[1] == k->key[1] && key[2] == k->key[2];
 }
 
@@ -96,16 +152,19 @@ frame_node(struct graph *g, const struct profil_stack_frame *fr)
 		return -ENOMEM;
 	frame_key(fr->loc, fr->loc != NULL ? fr->module : NULL,
 	    fr->loc != NULL ? fr->offset : fr->pc, k.key);
-	id = profil_index_get(&g->node_index, profil_hash3(k.key[0], k.key[1], k.key[2]),
+	id = profil_index_rows_get(&g->node_index, profil_hash3(k.key[0], k.key[1], k.key[2]),
 	    node_same, &k, g->nnodes);
 	if (id < 0 || (size_t)id < g->nnodes)
 		return id;
+	if (g->keep_waiting) {
+		if (room((void **)&g->waiting, &g->capwaiting, g->nnodes, sizeof(*g->waiting)) != 0)
+			return -ENOMEM;
+		g->waiting[g->nnodes] = 0;
+	}
 	nd = &g->nodes[g->nnodes++];
 	memset(nd, 0, sizeof(*nd));
 	nd->loc = fr->loc;
-	nd->module = fr->loc != NULL ? fr->module : NULL;
 	nd->pc = k.key[2] == 3 ? fr->pc : k.key[2] == 2 ? fr->offset : 0;
-	nd->mark = UINT64_MAX;
 	return id;
 }
 
@@ -113,6 +172,14 @@ struct arc_key {
 	const struct graph *g;
 	uint32_t caller, callee;
 };
+
+static uint64_t
+arc_hash(const void *arg, size_t i)
+{
+	const struct graph *g = arg;
+
+	return profil_hash3(g->arcs[i].key[0], g->arcs[i].key[1], 3);
+}
 
 static int
 arc_same(const void *arg, size_t i)
@@ -131,7 +198,7 @@ arc_get(struct graph *g, uint32_t caller, uint32_t callee)
 
 	if (room((void **)&g->arcs, &g->caparcs, g->narcs, sizeof(*g->arcs)) != 0)
 		return -ENOMEM;
-	id = profil_index_get(&g->arc_index, profil_hash3(caller, callee, 3), arc_same, &k,
+	id = profil_index_rows_get(&g->arc_index, profil_hash3(caller, callee, 3), arc_same, &k,
 	    g->narcs);
 	if (id < 0 || (size_t)id < g->narcs)
 		return id;
@@ -139,21 +206,7 @@ arc_get(struct graph *g, uint32_t caller, uint32_t callee)
 	memset(a, 0, sizeof(*a));
 	a->key[0] = caller;
 	a->key[1] = callee;
-	a->mark = UINT64_MAX;
 	return id;
-}
-
-/* Adds count to what mark guards, once per sample (stamp); returns whether it did. */
-static int
-add_once(uint64_t *mark, uint64_t stamp, uint64_t *sum, double *seconds, uint64_t count,
-    double s)
-{
-	if (*mark == stamp)
-		return 0;
-	*mark = stamp;
-	*sum = profil_count_add(*sum, count);
-	*seconds += s;
-	return 1;
 }
 
 static int
@@ -164,28 +217,40 @@ add_stack(void *arg, const struct profil_stack *st)
 	double s = st->seconds;
 	struct profil_graph_node *nd;
 	struct profil_graph_arc *a;
+	struct profil_graph_self *self;
 	ssize_t id;
 	size_t d;
 	/* A waiting thread's sample (--wall): its leaf is the wait frame. */
 	int waiting = st->nframes > 0 && profil_pc_is_wait(st->frames[0].pc);
 
-	g->stamp++;
 	if (st->file->hdr.flags & PROFIL_HDR_WALL)
 		g->wall = 1;
+	seen_clear(&g->nodes_seen);
+	seen_clear(&g->arcs_seen);
 	for (d = 0; d < st->nframes; d++) {
 		id = frame_node(g, &st->frames[d]);
 		if (id < 0)
 			return (int)id;
 		g->ids[d] = (uint32_t)id;
 		/* Recursion puts a function on the stack more than once; its total counts once. */
+		if (!seen_add(&g->nodes_seen, (uint32_t)id))
+			continue;
 		nd = &g->nodes[id];
-		if (add_once(&nd->mark, g->stamp, &nd->count[1], &nd->seconds[1], count, s) &&
-		    waiting)
-			nd->waiting += s;
+		nd->count = profil_count_add(nd->count, count);
+		nd->seconds += s;
+		if (waiting && g->keep_waiting)
+			g->waiting[id] += s;
 	}
 	nd = &g->nodes[g->ids[0]];
-	nd->count[0] = profil_count_add(nd->count[0], count);
-	nd->seconds[0] += s;
+	if (nd->self == 0) {
+		if (room((void **)&g->self, &g->capself, g->nself, sizeof(*g->self)) != 0)
+			return -ENOMEM;
+		memset(&g->self[g->nself], 0, sizeof(g->self[0]));
+		nd->self = (uint32_t)++g->nself;
+	}
+	self = &g->self[nd->self - 1];
+	self->count = profil_count_add(self->count, count);
+	self->seconds += s;
 	for (d = 0; d + 1 < st->nframes; d++) {
 		/* Direct recursion is no arc of interest; indirect recursion is, once a sample. */
 		if (g->ids[d + 1] == g->ids[d])
@@ -193,8 +258,11 @@ add_stack(void *arg, const struct profil_stack *st)
 		id = arc_get(g, g->ids[d + 1], g->ids[d]);
 		if (id < 0)
 			return (int)id;
+		if (!seen_add(&g->arcs_seen, (uint32_t)id))
+			continue;
 		a = &g->arcs[id];
-		add_once(&a->mark, g->stamp, &a->count, &a->seconds, count, s);
+		a->count = profil_count_add(a->count, count);
+		a->seconds += s;
 	}
 	return 0;
 }
@@ -208,8 +276,14 @@ profil_graph_node_name(const struct profil_graph_node *n, char *buf, size_t len)
 	fr.pc = n->pc;
 	fr.offset = n->pc;
 	fr.loc = n->loc;
-	fr.module = (struct profil_module *)(uintptr_t)n->module;
+	fr.module = (struct profil_module *)(uintptr_t)profil_graph_node_module(n);
 	return profil_stack_frame_name(&fr, profil_stack_frame_levels(&fr) - 1, buf, len);
+}
+
+const struct profil_module *
+profil_graph_node_module(const struct profil_graph_node *n)
+{
+	return n->loc != NULL ? n->loc->module : NULL;
 }
 
 /* The same escaped, for printing (escape.h). */
@@ -231,13 +305,24 @@ node_name(const struct profil_graph_node *row, char *buf, size_t len)
 static const char *
 node_module(const struct profil_graph_node *row, char *buf, size_t len)
 {
-	return row->module != NULL ? profil_escape(profil_module_name(row->module), buf, len) :
-	    "?";
+	const struct profil_module *m = profil_graph_node_module(row);
+
+	return m != NULL ? profil_escape(profil_module_name(m), buf, len) : "?";
+}
+
+/* A node's ticks at the leaf, none for a node never met there. */
+static const struct profil_graph_self *
+node_self(const struct profil_graph_self *self, const struct profil_graph_node *row)
+{
+	static const struct profil_graph_self none;
+
+	return row->self != 0 ? &self[row->self - 1] : &none;
 }
 
 /* What the comparisons read: the nodes and arcs, each node's place in the view, the arcs' end. */
 struct graph_sort {
 	const struct profil_graph_node *nodes;
+	const struct profil_graph_self *self;
 	const struct profil_graph_arc *arcs;
 	const uint32_t *rank;
 	int k;				/* arcs: 0 sorted by caller, 1 by callee */
@@ -250,19 +335,22 @@ node_cmp(const void *a, const void *b, void *arg)
 	const struct graph_sort *gs = arg;
 	const struct profil_graph_node *x = &gs->nodes[*(const uint32_t *)a];
 	const struct profil_graph_node *y = &gs->nodes[*(const uint32_t *)b];
+	const struct profil_module *mx, *my;
 	char bx[256], by[256];
 	int c;
 
-	if (x->count[1] != y->count[1])
-		return x->count[1] > y->count[1] ? -1 : 1;
-	if (x->count[0] != y->count[0])
-		return x->count[0] > y->count[0] ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (node_self(gs->self, x)->count != node_self(gs->self, y)->count)
+		return node_self(gs->self, x)->count > node_self(gs->self, y)->count ? -1 : 1;
 	c = strcmp(profil_graph_node_name(x, bx, sizeof(bx)),
 	    profil_graph_node_name(y, by, sizeof(by)));
 	if (c != 0)
 		return c;
-	return strcmp(x->module != NULL ? profil_module_name(x->module) : "?",
-	    y->module != NULL ? profil_module_name(y->module) : "?");
+	mx = profil_graph_node_module(x);
+	my = profil_graph_node_module(y);
+	return strcmp(mx != NULL ? profil_module_name(mx) : "?",
+	    my != NULL ? profil_module_name(my) : "?");
 }
 
 /* Arcs by one end (key[k]), then heaviest first, then by the other end's place in the view. */
@@ -306,6 +394,8 @@ profil_graph_view_release(struct profil_graph_view *v)
 {
 	free(v->nodes);
 	free(v->arcs);
+	free(v->waiting);
+	free(v->self);
 	free(v->order);
 	free(v->rank);
 	free(v->by_arc[0]);
@@ -319,7 +409,7 @@ graph_sort(struct graph *g, size_t limit, struct profil_graph_view *v)
 {
 	/* Node and arc numbers fit 32 bits (room() sees to it). */
 	size_t i, n = g->nnodes, na = g->narcs;
-	struct graph_sort gs = { NULL, NULL, NULL, 0 };
+	struct graph_sort gs = { NULL, NULL, NULL, NULL, 0 };
 	int k;
 
 	v->nodes = g->nodes;
@@ -327,8 +417,13 @@ graph_sort(struct graph *g, size_t limit, struct profil_graph_view *v)
 	v->arcs = g->arcs;
 	v->narcs = na;
 	v->wall = g->wall;
+	v->waiting = g->waiting;
+	v->self = g->self;
+	v->nself = g->nself;
+	g->self = NULL;
 	g->nodes = NULL;
 	g->arcs = NULL;
+	g->waiting = NULL;
 	v->order = malloc((n + 1) * sizeof(*v->order));
 	v->rank = malloc((n + 1) * sizeof(*v->rank));
 	v->by_arc[0] = malloc((na + 1) * sizeof(*v->by_arc[0]));
@@ -338,6 +433,7 @@ graph_sort(struct graph *g, size_t limit, struct profil_graph_view *v)
 	for (i = 0; i < n; i++)
 		v->order[i] = (uint32_t)i;
 	gs.nodes = v->nodes;
+	gs.self = v->self;
 	gs.arcs = v->arcs;
 	gs.rank = v->rank;
 	qsort_r(v->order, n, sizeof(*v->order), node_cmp, &gs);
@@ -356,22 +452,34 @@ graph_sort(struct graph *g, size_t limit, struct profil_graph_view *v)
 int
 profil_graph_view_build(struct profil_report *r, size_t limit, struct profil_graph_view *v)
 {
-	struct graph g;
+	struct graph *g;
+	size_t i;
 	int err;
 
 	memset(v, 0, sizeof(*v));
-	memset(&g, 0, sizeof(g));
 	v->total = profil_report_total(r);
-	g.ids = malloc(PROFIL_FORMAT_MAX_DEPTH * sizeof(*g.ids));
-	err = g.ids == NULL ? -ENOMEM : profil_report_stacks(r, add_stack, &g);
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return -ENOMEM;
+	/* Known before the walk: the waiting seconds are kept only for a --wall recording. */
+	for (i = 0; i < profil_report_nfiles(r); i++)
+		if (profil_report_file(r, i, NULL)->hdr.flags & PROFIL_HDR_WALL)
+			g->keep_waiting = 1;
+	g->node_index.rehash = node_hash;
+	g->node_index.arg = g;
+	g->arc_index.rehash = arc_hash;
+	g->arc_index.arg = g;
+	err = profil_report_stacks(r, add_stack, g);
 	/* The indexes go before the view is sorted: only the rows stay. */
-	free(g.ids);
-	profil_index_release(&g.node_index);
-	profil_index_release(&g.arc_index);
+	profil_index_rows_release(&g->node_index);
+	profil_index_rows_release(&g->arc_index);
 	if (err == 0)
-		err = graph_sort(&g, limit, v);
-	free(g.nodes);
-	free(g.arcs);
+		err = graph_sort(g, limit, v);
+	free(g->nodes);
+	free(g->arcs);
+	free(g->waiting);
+	free(g->self);
+	free(g);
 	if (err != 0)
 		profil_graph_view_release(v);
 	return err;
@@ -410,6 +518,7 @@ graph_text(struct profil_report *r, const struct profil_graph_view *v,
     const struct profil_flat_options *opt, FILE *out)
 {
 	const struct profil_graph_node *row;
+	const struct profil_graph_self *me;
 	char buf[1024], mod[512], idx[32];
 	uint64_t total = v->total;
 	size_t i;
@@ -442,14 +551,15 @@ graph_text(struct profil_report *r, const struct profil_graph_view *v,
 	}
 	for (i = 0; i < v->nrows; i++) {
 		row = &v->nodes[v->order[i]];
+		me = node_self(v->self, row);
 		if (opt->tsv) {
 			print_arcs(v, 1, v->order[i], opt, i + 1, out);
 			fprintf(out, "function\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64
-			    "\t%.6f\t%.6f\t%s\t%s", i + 1, i + 1, row->count[1], row->count[0],
-			    row->seconds[1], row->seconds[0], node_name(row, buf, sizeof(buf)),
+			    "\t%.6f\t%.6f\t%s\t%s", i + 1, i + 1, row->count, me->count,
+			    row->seconds, me->seconds, node_name(row, buf, sizeof(buf)),
 			    node_module(row, mod, sizeof(mod)));
 			if (v->wall)
-				fprintf(out, "\t%.6f", row->waiting);
+				fprintf(out, "\t%.6f", v->waiting[v->order[i]]);
 			fputc('\n', out);
 			print_arcs(v, 0, v->order[i], opt, i + 1, out);
 			continue;
@@ -457,12 +567,12 @@ graph_text(struct profil_report *r, const struct profil_graph_view *v,
 		print_arcs(v, 1, v->order[i], opt, i + 1, out);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
 		fprintf(out, "%-6s %6.2f %9.3f ", idx,
-		    total > 0 ? 100.0 * (double)row->count[1] / (double)total : 0.0,
-		    row->seconds[1]);
+		    total > 0 ? 100.0 * (double)row->count / (double)total : 0.0,
+		    row->seconds);
 		if (v->wall)
-			fprintf(out, "%9.3f ", row->waiting);
-		fprintf(out, "%9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n", row->seconds[0],
-		    row->count[1], row->count[0], node_name(row, buf, sizeof(buf)), i + 1,
+			fprintf(out, "%9.3f ", v->waiting[v->order[i]]);
+		fprintf(out, "%9.3f %9" PRIu64 " %9" PRIu64 "  %s [%zu]  %s\n", me->seconds,
+		    row->count, me->count, node_name(row, buf, sizeof(buf)), i + 1,
 		    node_module(row, mod, sizeof(mod)));
 		print_arcs(v, 0, v->order[i], opt, i + 1, out);
 		fprintf(out, "-----------------------------------------------\n");
@@ -501,6 +611,7 @@ static int
 graph_json(struct profil_report *r, const struct profil_graph_view *v, FILE *out)
 {
 	const struct profil_graph_node *row;
+	const struct profil_graph_self *me;
 	struct profil_json j;
 	char buf[1024], mod[512];
 	size_t i;
@@ -518,16 +629,17 @@ graph_json(struct profil_report *r, const struct profil_graph_view *v, FILE *out
 	profil_json_open(&j, "functions", '[');
 	for (i = 0; i < v->nrows; i++) {
 		row = &v->nodes[v->order[i]];
+		me = node_self(v->self, row);
 		profil_json_open(&j, NULL, '{');
 		profil_json_u64(&j, "index", i + 1);
 		profil_json_num(&j, "percent_total", v->total > 0 ?
-		    100.0 * (double)row->count[1] / (double)v->total : 0.0);
-		profil_json_u64(&j, "total", row->count[1]);
-		profil_json_u64(&j, "self", row->count[0]);
-		profil_json_num(&j, "total_s", row->seconds[1]);
-		profil_json_num(&j, "self_s", row->seconds[0]);
+		    100.0 * (double)row->count / (double)v->total : 0.0);
+		profil_json_u64(&j, "total", row->count);
+		profil_json_u64(&j, "self", me->count);
+		profil_json_num(&j, "total_s", row->seconds);
+		profil_json_num(&j, "self_s", me->seconds);
 		if (v->wall)
-			profil_json_num(&j, "waiting_s", row->waiting);
+			profil_json_num(&j, "waiting_s", v->waiting[v->order[i]]);
 		profil_json_str(&j, "function", node_name(row, buf, sizeof(buf)));
 		profil_json_str(&j, "module", node_module(row, mod, sizeof(mod)));
 		arcs_json(v, 1, v->order[i], "callers", &j);

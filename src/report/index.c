@@ -91,6 +91,65 @@ profil_index_find(const struct profil_index *ix, uint64_t hash,
 	return -1;
 }
 
+/* The slot a hash starts its probe at: its folded 32 bits, as profil_index_get() uses. */
+static size_t
+rows_start(uint64_t hash, size_t nslots)
+{
+	return (uint32_t)(hash ^ hash >> 32) & (nslots - 1);
+}
+
+/* Twice the slots, every row placed again under its hash, asked again: the rows in order,
+ * which a cache reads ahead, not in the old slots' order. */
+static int
+rows_grow(struct profil_index_rows *ix)
+{
+	size_t i, j, n = ix->nslots ? 2 * ix->nslots : 256;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (slots == NULL)
+		return -ENOMEM;
+	for (i = ix->first; i < ix->first + ix->n; i++) {
+		for (j = rows_start(ix->rehash(ix->arg, i), n); slots[j] != 0;
+		    j = (j + 1) & (n - 1))
+			;
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(ix->slots);
+	ix->slots = slots;
+	ix->nslots = n;
+	return 0;
+}
+
+ssize_t
+profil_index_rows_get(struct profil_index_rows *ix, uint64_t hash,
+    int (*same)(const void *key, size_t row), const void *key, size_t next)
+{
+	size_t j;
+
+	if (2 * (ix->n + 1) > ix->nslots && rows_grow(ix) != 0)
+		return -ENOMEM;
+	for (j = rows_start(hash, ix->nslots); ix->slots[j] != 0; j = (j + 1) & (ix->nslots - 1))
+		if (same(key, ix->slots[j] - 1))
+			return (ssize_t)(ix->slots[j] - 1);
+	if (next >= UINT32_MAX)
+		return -ENOMEM;
+	if (ix->n == 0)
+		ix->first = next;
+	ix->slots[j] = (uint32_t)next + 1;
+	ix->n++;
+	return (ssize_t)next;
+}
+
+void
+profil_index_rows_release(struct profil_index_rows *ix)
+{
+	free(ix->slots);
+	ix->slots = NULL;
+	ix->nslots = 0;
+	ix->n = 0;
+	ix->first = 0;
+}
+
 /* FNV-1a, 64 bits. */
 static uint64_t
 strtab_hash(const char *s)

@@ -46,6 +46,32 @@ ssize_t profil_index_find(const struct profil_index *ix, uint64_t hash,
     int (*same)(const void *key, size_t row), const void *key);
 
 /*
+ * struct profil_index_rows - the same index in half the memory: a slot holds a row number
+ * alone (4 bytes, not 8), so every probe asks same(), and growing asks rehash(arg, row) for
+ * the hash of each row's key again.  For tables of millions of rows whose rows hold their key
+ * (the call graph's nodes and arcs, the export tree's nodes: a file of deep distinct stacks
+ * has one of each for almost every frame, issue 19).  Rows are indexed in order, each new
+ * one the row after the last, so that growing reads them in order.  Zeroed but for rehash
+ * and arg, it is empty.
+ */
+struct profil_index_rows {
+	uint32_t *slots;		/* row number + 1, 0 free; a power of two, at most half
+					   used */
+	size_t nslots;
+	size_t n;
+	size_t first;			/* the first row indexed */
+	uint64_t (*rehash)(const void *arg, size_t row);
+	const void *arg;
+};
+
+/* As profil_index_get(), for an index of rows. */
+ssize_t profil_index_rows_get(struct profil_index_rows *ix, uint64_t hash,
+    int (*same)(const void *key, size_t row), const void *key, size_t next);
+
+/* Frees the slots; the index is empty (and usable) again. */
+void profil_index_rows_release(struct profil_index_rows *ix);
+
+/*
  * struct profil_strtab - strings interned in the order first seen, through an index: row i is
  * strs[i], a copy the table owns, so equal strings share one pointer.  A zeroed table is empty.
  */

@@ -91,21 +91,26 @@ void profil_flat_view_release(struct profil_flat_view *v);
  * stacks has a node and an arc for almost every PC it holds, so both are small (issue 11).
  */
 struct profil_graph_node {
-	const struct profil_location *loc;	/* NULL for [unmapped] and marker frames */
-	const struct profil_module *module;
+	const struct profil_location *loc;	/* NULL for [unmapped] and marker frames; its
+						   module is the node's */
 	uint64_t pc;			/* a marker frame's pc (a cut, a wait), a bare frame's
 					   offset (loc is its module's, shared); else 0 */
-	uint64_t count[2];		/* ticks: [0] self, [1] total */
-	double seconds[2];
-	double waiting;			/* of total, the seconds threads waited (--wall) */
-	uint64_t mark;			/* the builder's: the last sample that counted here */
+	uint64_t count;			/* ticks: total */
+	double seconds;
+	uint32_t self;			/* 0, or 1 + its row of the view's self: a node met at
+					   a leaf (few of them in deep stacks) */
+};
+
+/* A node's ticks at the leaf. */
+struct profil_graph_self {
+	uint64_t count;
+	double seconds;
 };
 
 struct profil_graph_arc {
 	uint32_t key[2];		/* caller, callee: node numbers */
 	uint64_t count;
 	double seconds;
-	uint64_t mark;			/* the builder's */
 };
 
 struct profil_graph_view {
@@ -113,6 +118,10 @@ struct profil_graph_view {
 	size_t nnodes;
 	struct profil_graph_arc *arcs;
 	size_t narcs;
+	struct profil_graph_self *self;	/* the rows nodes' self names */
+	size_t nself;
+	double *waiting;		/* --wall: per node, the seconds of its total threads
+					   waited; else NULL */
 	uint32_t *order;		/* node numbers in view order: heaviest total, then self,
 					   then name; order[0 .. nrows) are shown */
 	size_t nrows;			/* at most the limit */
@@ -129,6 +138,9 @@ void profil_graph_view_release(struct profil_graph_view *v);
 
 /* The function name of a node, raw, as the flat view names it (buf may hold it). */
 const char *profil_graph_node_name(const struct profil_graph_node *n, char *buf, size_t len);
+
+/* The module of a node's code, or NULL ([unmapped] and marker frames). */
+const struct profil_module *profil_graph_node_module(const struct profil_graph_node *n);
 
 /*
  * The arcs of node (by number): k = 0 those it is the caller of (its callees), k = 1 those it
