@@ -3,27 +3,10 @@
  * profil_life.req and futex(2), to write the files at exit, exec and fatal signals and to read
  * the mappings after dlopen, so that its own descriptor table does the opening.
  */
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <link.h>
-#include <limits.h>
 #include <linux/futex.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "protocol.h"
 #include "life.h"

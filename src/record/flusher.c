@@ -2,27 +2,14 @@
  * The recorder's thread (the periodic flush, ring drains, --wall ticks, requests) and the
  * keeper, the thread of ours that stays in the program's descriptor table to call exit(3).
  */
-#include <elf.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "protocol.h"
 #include "life.h"

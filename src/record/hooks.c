@@ -1,27 +1,12 @@
 /*
  * The recorder's part in the program's life: threads that start and end, exec, exit, fork.
  */
-#include <elf.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "protocol.h"
 #include "life.h"

@@ -24,27 +24,17 @@
  * image, preloaded through the inherited environment, starts a file of its own.  Failures
  * disable the recorder with one line on stderr; the program runs on unharmed.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "protocol.h"
 #include "life.h"

@@ -2,27 +2,14 @@
  * A seccomp filter in force at start: the calls the recorder makes, each tried in a probe
  * (src/engine) before anything is armed, and what the recorder does without those it kills.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "protocol.h"
 #include "life.h"
