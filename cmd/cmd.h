@@ -106,6 +106,13 @@ struct profil_cmd_record_opts {
 	const struct profil_cmd_watch *watch;	/* a live view, or NULL */
 };
 
+/*
+ * profil_cmd_record_option - one option of what to record (-F, -g, --call-graph, -o,
+ * --no-exec, -p, -a, --clock, --wall, --user-only, --append, -q; cmd/record.c) into o, for the
+ * subcommands that record: 1 when c is one, 0 when not, -1 after saying what is wrong.
+ */
+int profil_cmd_record_option(int c, const char *arg, struct profil_cmd_record_opts *o);
+
 struct profil_cmd_outdir;
 
 /*

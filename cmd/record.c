@@ -1105,6 +1105,75 @@ parse_call_graph(const char *arg, struct profil_cmd_record_opts *o)
 	return 0;
 }
 
+/*
+ * One option of what to record, the same for profil record, top and serve: -F, -g,
+ * --call-graph, -o, --no-exec, -p, -a, --clock, --wall, --user-only, --append, -q.  Called for
+ * the options a subcommand does not take itself (serve's -U and -A are its own).  Returns 1
+ * when c is one (o set), 0 when it is not, -1 after saying what is wrong with arg.
+ */
+int
+profil_cmd_record_option(int c, const char *arg, struct profil_cmd_record_opts *o)
+{
+	switch (c) {
+	case 'F':
+		if (profil_cmd_parse_hz(arg, &o->hzv) < 0) {
+			profil_cmd_error("rate must be 1 to 20000 Hz", arg);
+			return -1;
+		}
+		o->hz = arg;
+		break;
+	case 'g':
+		o->stacks = 1;
+		break;
+	case 'G':
+		if (parse_call_graph(arg, o) < 0) {
+			profil_cmd_error("call graph must be fp, cfi or cfi,SIZE (8 to 65000 "
+			    "bytes)", arg);
+			return -1;
+		}
+		o->stacks = 1;
+		break;
+	case 'o':
+		o->dir = arg;
+		break;
+	case 'x':
+		o->noexec = 1;
+		break;
+	case 'p':
+		o->pids = arg;
+		break;
+	case 'a':
+		o->all = 1;
+		break;
+	case 'c':
+		if (strcmp(arg, PROFIL_RECORD_CLOCK_AUTO) != 0 &&
+		    strcmp(arg, PROFIL_RECORD_CLOCK_TIMER) != 0 &&
+		    strcmp(arg, PROFIL_RECORD_CLOCK_PERF) != 0 &&
+		    strcmp(arg, PROFIL_RECORD_CLOCK_RING) != 0 &&
+		    strcmp(arg, PROFIL_RECORD_CLOCK_OUTSIDE) != 0) {
+			profil_cmd_error("unknown clock", arg);
+			return -1;
+		}
+		o->clock = arg;
+		break;
+	case 'W':
+		o->wall = 1;
+		break;
+	case 'U':
+		o->user_only = 1;
+		break;
+	case 'A':
+		o->append = 1;
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 int
 profil_cmd_record(int argc, char **argv)
 {
@@ -1131,63 +1200,14 @@ profil_cmd_record(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+F:go:xp:aqh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'F':
-			if (profil_cmd_parse_hz(optarg, &o.hzv) < 0) {
-				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
-				return 2;
-			}
-			o.hz = optarg;
-			break;
-		case 'g':
-			o.stacks = 1;
-			break;
-		case 'G':
-			if (parse_call_graph(optarg, &o) < 0) {
-				profil_cmd_error("call graph must be fp, cfi or cfi,SIZE (8 to 65000 "
-				    "bytes)", optarg);
-				return 2;
-			}
-			o.stacks = 1;
-			break;
-		case 'o':
-			o.dir = optarg;
-			break;
-		case 'x':
-			o.noexec = 1;
-			break;
-		case 'p':
-			o.pids = optarg;
-			break;
-		case 'a':
-			o.all = 1;
-			break;
-		case 'c':
-			if (strcmp(optarg, PROFIL_RECORD_CLOCK_AUTO) != 0 &&
-			    strcmp(optarg, PROFIL_RECORD_CLOCK_TIMER) != 0 &&
-			    strcmp(optarg, PROFIL_RECORD_CLOCK_PERF) != 0 &&
-			    strcmp(optarg, PROFIL_RECORD_CLOCK_RING) != 0 &&
-			    strcmp(optarg, PROFIL_RECORD_CLOCK_OUTSIDE) != 0) {
-				profil_cmd_error("unknown clock", optarg);
-				return 2;
-			}
-			o.clock = optarg;
-			break;
-		case 'W':
-			o.wall = 1;
-			break;
-		case 'U':
-			o.user_only = 1;
-			break;
-		case 'A':
-			o.append = 1;
-			break;
-		case 'q':
-			o.quiet = 1;
-			break;
 		case 'h':
 			return usage(stdout);
 		default:
-			return usage(stderr);
+			r = profil_cmd_record_option(c, optarg, &o);
+			if (r < 0)
+				return 2;
+			if (r == 0)
+				return usage(stderr);
 		}
 	}
 	if (o.pids != NULL && optind < argc) {

@@ -719,25 +719,6 @@ profil_cmd_serve(int argc, char **argv)
 		case 'T':
 			token = optarg;
 			break;
-		case 'F':
-			if (profil_cmd_parse_hz(optarg, &o.hzv) < 0) {
-				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
-				return 2;
-			}
-			o.hz = optarg;
-			break;
-		case 'g':
-			o.stacks = 1;
-			break;
-		case 'W':
-			o.wall = 1;
-			break;
-		case 'p':
-			o.pids = optarg;
-			break;
-		case 'a':
-			o.all = 1;
-			break;
 		case 'U':
 			sv.push_url = optarg;
 			break;
@@ -758,7 +739,11 @@ profil_cmd_serve(int argc, char **argv)
 		case 'h':
 			return usage(stdout);
 		default:
-			return usage(stderr);
+			rc = profil_cmd_record_option(c, optarg, &o);
+			if (rc < 0)
+				return 2;
+			if (rc == 0)
+				return usage(stderr);
 		}
 	}
 	if (http == NULL && sv.push_url == NULL) {

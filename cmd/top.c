@@ -463,13 +463,6 @@ profil_cmd_top(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+F:gd:n:p:ah", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'F':
-			if (profil_cmd_parse_hz(optarg, &o.hzv) < 0) {
-				profil_cmd_error("rate must be 1 to 20000 Hz", optarg);
-				return 2;
-			}
-			o.hz = optarg;
-			break;
 		case 'd':
 			errno = 0;
 			d = strtod(optarg, &end);
@@ -486,10 +479,6 @@ profil_cmd_top(int argc, char **argv)
 				profil_cmd_error("rows must be 1 to 100000", optarg);
 				return 2;
 			}
-			break;
-		case 'g':
-			o.stacks = 1;
-			t.stacks = 1;
 			break;
 		case 'S':
 			if (strcmp(optarg, "self") != 0 && strcmp(optarg, "total") != 0) {
@@ -515,18 +504,17 @@ profil_cmd_top(int argc, char **argv)
 		case 'O':
 			t.once = 1;
 			break;
-		case 'p':
-			o.pids = optarg;
-			break;
-		case 'a':
-			o.all = 1;
-			break;
 		case 'h':
 			return usage(stdout);
 		default:
-			return usage(stderr);
+			rc = profil_cmd_record_option(c, optarg, &o);
+			if (rc < 0)
+				return 2;
+			if (rc == 0)
+				return usage(stderr);
 		}
 	}
+	t.stacks = o.stacks;
 	if (t.total && !t.stacks) {
 		profil_cmd_error("--sort total counts functions on the stack: it needs -g", NULL);
 		return 2;

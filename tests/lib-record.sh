@@ -66,3 +66,11 @@ thirds() {
 	n=$((b + z + r)) && echo "burn $b, snooze $z, blocked_read $r" &&
 	share_ok "$b" "$n" 0.3333 1 && share_ok "$z" "$n" 0.3333 1 && share_ok "$r" "$n" 0.3333 1
 }
+
+# clock_ok CLOCK: whether `profil record --clock CLOCK` runs here (perf events allowed, a
+# tracer's rights); where not, says why (its refusal) and fails.
+clock_ok() {
+	"$PROFIL" record --clock "$1" -o probe -- true 2> probe.err && return 0
+	cat probe.err
+	return 1
+}

@@ -16,10 +16,7 @@ test_needs python3:python3 binutils:readelf
 P=$PROGS/phases
 CHECK="python3 $TEST_DIR/timecheck.py"
 ring=1
-if ! "$PROFIL" record --clock ring -o probe -- true 2> probe.err; then
-	cat probe.err
-	ring=0
-fi
+clock_ok ring || ring=0
 
 # phases NAME MIN_TICKS RECORD-OPTIONS...: records phases 0.6 with two threads and checks
 # its times.

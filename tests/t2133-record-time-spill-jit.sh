@@ -13,10 +13,7 @@ test_needs python3:python3 binutils:readelf nodejs:node
 P=$PROGS/phases
 CHECK="python3 $TEST_DIR/timecheck.py"
 perf=1
-if ! "$PROFIL" record --clock ring -o probe -- true 2> probe.err; then
-	cat probe.err
-	perf=0
-fi
+clock_ok ring || perf=0
 
 # dups DUMP: sample records of a (thread, epoch, stack) that another record has too: a spill's.
 dups() {

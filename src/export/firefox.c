@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "export/export.h"
+#include "export/threads.h"
 #include "format/format.h"
 #include "report/escape.h"
 #include "report/index.h"
@@ -81,7 +82,7 @@ struct ff_sample {
 struct ff {
 	struct ff_thread *threads;
 	size_t nthreads, threads_cap;
-	struct profil_index thread_index;	/* (file, tid) -> thread */
+	struct profil_thread_table ids;	/* (file, tid) -> thread, as threads[] */
 	struct ff_sample **samples;	/* per file */
 	size_t nfiles;
 	uint64_t ticks;
@@ -230,32 +231,16 @@ stack_of(struct ff_thread *t, const struct profil_stack *st, uint32_t prefix)
 	return stack;
 }
 
-struct thread_key {
-	const struct ff *ff;
-	size_t file;
-	uint32_t tid;
-};
-
-static int
-thread_same(const void *arg, size_t i)
-{
-	const struct thread_key *k = arg;
-
-	return k->ff->threads[i].file == k->file && k->ff->threads[i].tid == k->tid;
-}
-
 /* The thread tid of file i, made on first use.  Returns its number or -ENOMEM. */
 static int64_t
 thread_get(struct ff *ff, size_t file, uint32_t tid)
 {
-	struct thread_key k = { ff, file, tid };
 	struct ff_thread *t;
 	ssize_t i;
 
 	if (grow((void **)&ff->threads, &ff->threads_cap, ff->nthreads, sizeof(*ff->threads)))
 		return -ENOMEM;
-	i = profil_index_get(&ff->thread_index, profil_hash3(file, tid, 0), thread_same, &k,
-	    ff->nthreads);
+	i = profil_thread_table_get(&ff->ids, file, tid);
 	if (i < 0 || (size_t)i < ff->nthreads)
 		return i;
 	t = &ff->threads[ff->nthreads];
@@ -684,7 +669,7 @@ write_profile(struct profil_report *r, const char *title, FILE *out)
 		free(ff.samples[i]);
 	free(ff.samples);
 	free(ff.threads);
-	profil_index_release(&ff.thread_index);
+	profil_thread_table_release(&ff.ids);
 	if (err == 0 && ferror(out))
 		err = -EIO;
 	return err;

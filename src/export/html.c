@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "export/export.h"
+#include "export/threads.h"
 #include "export/tree.h"
 #include "export/viewer/assets.h"
 #include "format/format.h"
@@ -33,25 +34,12 @@
 /* Source line rows at most: the hottest, enough for any function a person looks at. */
 #define HTML_MAX_LINES	20000
 
-struct html_thread_key {
-	const struct html *h;
-	size_t file;
-	uint32_t tid;
-};
-
-struct html_thread {
-	size_t file;
-	uint32_t tid;
-};
-
 /* What the walk over the samples collects. */
 struct html {
 	struct profil_report *r;
 	FILE *out;
 	struct profil_strtab strs;	/* every string of the data, as shown */
-	struct html_thread *threads;
-	size_t nthreads, cap_threads;
-	struct profil_index thread_index;
+	struct profil_thread_table threads;
 	uint32_t **stack_of;		/* per file, per sample record: its stack number */
 	size_t nstacks;
 	int err;
@@ -110,47 +98,13 @@ str_id(struct html *h, const char *raw)
 	return raw == NULL ? -1 : str_shown_id(h, profil_escape(raw, shown, sizeof(shown)));
 }
 
-static int
-thread_same(const void *arg, size_t i)
-{
-	const struct html_thread_key *k = arg;
-
-	return k->h->threads[i].file == k->file && k->h->threads[i].tid == k->tid;
-}
-
-/* The number of the thread tid of file i, given on first use; -ENOMEM. */
-static ssize_t
-thread_get(struct html *h, size_t file, uint32_t tid)
-{
-	struct html_thread_key k = { h, file, tid };
-	ssize_t i;
-
-	if (h->nthreads == h->cap_threads) {
-		size_t cap = h->cap_threads ? 2 * h->cap_threads : 64;
-		struct html_thread *t = realloc(h->threads, cap * sizeof(*t));
-
-		if (t == NULL)
-			return -ENOMEM;
-		h->threads = t;
-		h->cap_threads = cap;
-	}
-	i = profil_index_get(&h->thread_index, profil_hash3(file, tid, 0), thread_same, &k,
-	    h->nthreads);
-	if (i < 0 || (size_t)i < h->nthreads)
-		return i;
-	h->threads[i].file = file;
-	h->threads[i].tid = tid;
-	h->nthreads++;
-	return i;
-}
-
 /* One sample record: "leaf node, thread, count, waiting" in the array "stacks". */
 static int
 add_stack(void *arg, const struct profil_stack *st, size_t leaf)
 {
 	struct html *h = arg;
 	size_t k = (size_t)(st->sample - st->file->samples);
-	ssize_t th = thread_get(h, st->file_index, st->sample->tid);
+	ssize_t th = profil_thread_table_get(&h->threads, st->file_index, st->sample->tid);
 
 	if (th < 0)
 		return (int)th;
@@ -201,15 +155,16 @@ print_processes(struct html *h, uint64_t start)
 		    f->slot_ns);
 	}
 	fputs("],\n\"threads\":[", h->out);
-	for (i = 0; i < h->nthreads; i++) {
-		const struct profil_file *f = profil_report_file(h->r, h->threads[i].file, NULL);
+	for (i = 0; i < h->threads.n; i++) {
+		const struct profil_thread_id *id = &h->threads.ids[i];
+		const struct profil_file *f = profil_report_file(h->r, id->file, NULL);
 		const char *name = "";
 
 		for (k = 0; k < f->nthreads; k++)
-			if (f->threads[k].tid == h->threads[i].tid)
+			if (f->threads[k].tid == id->tid)
 				name = f->threads[k].name;
-		fprintf(h->out, "%s%zu,%" PRIu32 ",%ld", i > 0 ? "," : "", h->threads[i].file,
-		    h->threads[i].tid, str_id(h, name));
+		fprintf(h->out, "%s%zu,%" PRIu32 ",%ld", i > 0 ? "," : "", id->file, id->tid,
+		    str_id(h, name));
 	}
 	fputs("]", h->out);
 }
@@ -549,8 +504,7 @@ profil_export_html(struct profil_report *r, struct profil_report *base, const ch
 	for (i = 0; h.stack_of != NULL && i < profil_report_nfiles(r); i++)
 		free(h.stack_of[i]);
 	free(h.stack_of);
-	free(h.threads);
-	profil_index_release(&h.thread_index);
+	profil_thread_table_release(&h.threads);
 	profil_strtab_release(&h.strs);
 	if (err == 0 && ferror(out))
 		err = -EIO;

@@ -33,11 +33,15 @@ struct profil_gmon profil_gmon_rt = { .fd = -1, .dirfd = -1 };
 _Static_assert(sizeof(struct profil_gmon_arc) == 21, "a gmon arc record is 21 bytes");
 _Static_assert(BINS_OFF % 2 == 0, "bins must be 2-byte aligned for atomic adds");
 
-/* Parses a positive decimal no larger than max; 0 if absent or not one. */
+/*
+ * Parses a positive decimal no larger than max; 0 if absent or not one.  From the environment
+ * the kernel gave (profil_env_get(), src/engine/env.c), not through getenv(3): __monstartup
+ * runs before main, where a program's own getenv (bash's) sees nothing yet.
+ */
 static unsigned long
 env_number(const char *name, unsigned long max)
 {
-	const char *v = getenv(name);
+	const char *v = profil_env_get(name);
 	unsigned long n;
 	char *end;
 
@@ -282,7 +286,7 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	 * chroot or privilege drop later changes nothing.  PROFDIR is ignored for set-user-ID
 	 * and set-group-ID programs (AT_SECURE).
 	 */
-	profdir = getauxval(AT_SECURE) ? NULL : getenv("PROFDIR");
+	profdir = getauxval(AT_SECURE) ? NULL : profil_env_get("PROFDIR");
 	g->dirfd = open(profdir != NULL && *profdir != '\0' ? profdir : ".",
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (g->dirfd < 0) {

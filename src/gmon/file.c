@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/append.h"
 #include "base/write.h"
 #include "gmon.h"
 
@@ -37,35 +38,20 @@ file_reserve(int fd, size_t end)
 	return 0;
 }
 
-static size_t
-append(char *out, size_t at, size_t len, const char *s)
-{
-	while (*s != '\0' && at + 1 < len)
-		out[at++] = *s++;
-	out[at] = '\0';
-	return at;
-}
-
 /* OpenBSD profil(2): "The kernel then constructs a pathname gmon.progname.pid.out". */
 void
 profil_gmon_name(char *out, size_t len, pid_t pid)
 {
-	char digits[24], *d = digits + sizeof(digits);
 	const char *prog = program_invocation_short_name;
 	size_t at;
 
-	*--d = '\0';
-	do {
-		*--d = (char)('0' + pid % 10);
-		pid /= 10;
-	} while (pid > 0);
 	if (prog == NULL || *prog == '\0')
 		prog = "a.out";
-	at = append(out, 0, len, "gmon.");
-	at = append(out, at, len, prog);
-	at = append(out, at, len, ".");
-	at = append(out, at, len, d);
-	append(out, at, len, ".out");
+	at = profil_append(out, 0, len, "gmon.");
+	at = profil_append(out, at, len, prog);
+	at = profil_append(out, at, len, ".");
+	at = profil_append_uint(out, at, len, (unsigned long)pid);
+	profil_append(out, at, len, ".out");
 }
 
 void
@@ -75,11 +61,11 @@ profil_gmon_warn(const char *what, const char *subject)
 	size_t at;
 	ssize_t r;
 
-	at = append(line, 0, sizeof(line) - 1, "profil: gmon: ");
-	at = append(line, at, sizeof(line) - 1, what);
-	at = append(line, at, sizeof(line) - 1, ": '");
-	at = append(line, at, sizeof(line) - 1, subject);
-	at = append(line, at, sizeof(line) - 1, "'");
+	at = profil_append(line, 0, sizeof(line) - 1, "profil: gmon: ");
+	at = profil_append(line, at, sizeof(line) - 1, what);
+	at = profil_append(line, at, sizeof(line) - 1, ": '");
+	at = profil_append(line, at, sizeof(line) - 1, subject);
+	at = profil_append(line, at, sizeof(line) - 1, "'");
 	line[at++] = '\n';
 	r = write(STDERR_FILENO, line, at);
 	(void)r;

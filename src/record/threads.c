@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/append.h"
 #include "record.h"
 
 void
@@ -38,19 +39,13 @@ static void
 note_task(pid_t tid, void *unused)
 {
 	char path[64] = "/proc/self/task/", name[32];
-	char digits[16];
-	int fd, nd = 0, pl = (int)strlen(path);
+	size_t pl = strlen(path);
+	int fd;
 	ssize_t n;
-	pid_t v = tid;
 
 	(void)unused;
-	do {
-		digits[nd++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0 && nd < (int)sizeof(digits));
-	while (nd > 0)
-		path[pl++] = digits[--nd];
-	memcpy(path + pl, "/comm", 6);
+	pl = profil_append_uint(path, pl, sizeof(path), (unsigned long)tid);
+	profil_append(path, pl, sizeof(path), "/comm");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
