@@ -130,11 +130,12 @@ profil_perf_sample_parse(uint64_t sample_type, uint64_t regs_user, const uint8_t
 	if (sample_type & PERF_SAMPLE_STACK_USER) {
 		s->stack_off = c.off;
 		s->stack_size = take_u64(&c);
+		s->stack = c.p + c.off;
 		/* The kernel writes no copy and no dyn_size where it had no registers. */
 		if (!c.bad && s->stack_size > 0) {
 			if (s->stack_size > c.len - c.off)
 				return -EINVAL;
-			s->stack = take(&c, (size_t)s->stack_size);
+			take(&c, (size_t)s->stack_size);
 			s->stack_dyn = take_u64(&c);
 			if (s->stack_dyn > s->stack_size)
 				s->stack_dyn = s->stack_size;
