@@ -431,11 +431,36 @@ profil_outside_drain_ns(const struct profil_outside *s)
 }
 
 /*
+ * A sample's stack copy cut to the part the kernel filled (dyn_size, rounded up to 8 so that
+ * the records behind it in the arena stay aligned): the rest is padding, and a record waits
+ * in the queue for a read or two.  What is left still decodes: size, the copy, dyn_size
+ * (nothing of ours follows it).
+ */
+static size_t
+sample_trim(uint8_t *rec, size_t len, const struct profil_perf_sample *smp)
+{
+	struct perf_event_header h;
+	size_t off = smp->stack_off;
+	uint64_t keep = (smp->stack_dyn + 7) & ~(uint64_t)7;
+
+	if (smp->stack_size == 0 || keep >= smp->stack_size)
+		return len;
+	memmove(rec + off + 8 + keep, rec + off + 8 + smp->stack_size, 8);
+	memcpy(rec + off, &keep, 8);
+	len = off + 8 + (size_t)keep + 8;
+	memcpy(&h, rec, sizeof(h));
+	h.size = (uint16_t)len;
+	memcpy(rec, &h, sizeof(h));
+	return len;
+}
+
+/*
  * The time of a record: a sample's own, or for every other record the one of the sample_id
- * trailer that sample_id_all adds.  0 for a record that does not hold it.
+ * trailer that sample_id_all adds; 0 for a record that does not hold it.  A sample is
+ * trimmed (sample_trim) on the way.
  */
 static uint64_t
-record_time(const struct profil_outside *s, const uint8_t *rec, size_t len)
+record_take(const struct profil_outside *s, uint8_t *rec, size_t *len)
 {
 	struct perf_event_header h;
 	struct profil_perf_sample smp;
@@ -443,45 +468,12 @@ record_time(const struct profil_outside *s, const uint8_t *rec, size_t len)
 	uint64_t type = profil_outside_sample_type(s);
 
 	memcpy(&h, rec, sizeof(h));
-	if (h.type == PERF_RECORD_SAMPLE)
-		return profil_perf_sample_parse(type, PROFIL_OUTSIDE_REGS_USER, rec, len,
-		    &smp) == 0 ? smp.time : 0;
-	return profil_perf_id_parse(type, rec, len, 0, &id) == 0 ? id.time : 0;
-}
-
-/*
- * A sample's stack copy cut to the part the kernel filled (dyn_size): the rest is padding, and
- * a record waits in the queue for a read or two.
- */
-static size_t
-sample_trim(const struct profil_outside *s, uint8_t *rec, size_t len)
-{
-	struct perf_event_header h;
-	size_t off = sizeof(h) + 24;	/* ip, pid and tid, time */
-	uint64_t abi, size, dyn;
-
-	memcpy(&h, rec, sizeof(h));
-	if (h.type != PERF_RECORD_SAMPLE || s->opts.depth <= 1 || s->opts.frame_pointers ||
-	    len < off + 8)
-		return len;
-	memcpy(&abi, rec + off, 8);
-	off += 8;
-	if (abi != PERF_SAMPLE_REGS_ABI_NONE)
-		off += 24;
-	if (len < off + 16)
-		return len;
-	memcpy(&size, rec + off, 8);
-	if (size == 0 || size > len - off - 16)
-		return len;
-	memcpy(&dyn, rec + off + 8 + size, 8);
-	if (dyn >= size)
-		return len;
-	memmove(rec + off + 8 + dyn, rec + off + 8 + size, 8);
-	memcpy(rec + off, &dyn, 8);
-	len = off + 8 + (size_t)dyn + 8;
-	h.size = (uint16_t)len;
-	memcpy(rec, &h, sizeof(h));
-	return len;
+	if (h.type != PERF_RECORD_SAMPLE)
+		return profil_perf_id_parse(type, rec, *len, 0, &id) == 0 ? id.time : 0;
+	if (profil_perf_sample_parse(type, PROFIL_OUTSIDE_REGS_USER, rec, *len, &smp) < 0)
+		return 0;
+	*len = sample_trim(rec, *len, &smp);
+	return smp.time;
 }
 
 static int
@@ -511,12 +503,11 @@ queue_push(struct profil_outside *s, const uint8_t *rec, size_t len)
 		s->queuecap = cap;
 	}
 	memcpy(s->arena + s->arena_len, rec, len);
-	len = sample_trim(s, s->arena + s->arena_len, len);
 	q = &s->queue[s->nqueue++];
 	q->off = s->arena_len;
-	q->len = (uint32_t)len;
 	q->seq = s->seq++;
-	q->time = record_time(s, s->arena + q->off, len);
+	q->time = record_take(s, s->arena + q->off, &len);
+	q->len = (uint32_t)len;
 	s->arena_len += len;
 	return 0;
 }
