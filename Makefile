@@ -170,8 +170,8 @@ $(B)/tests/report/lib%.so: tests/report/lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE) -fPIC -shared -o $@ $<
 
-$(B)/tests/report/%: tests/report/%.c tests/tap.h $(wildcard tests/report/*.h) $(CLI_LIB_OBJ) \
-		$(REPORT_TEST_LIB)
+$(B)/tests/report/%: tests/report/%.c tests/tap.h tests/bytes.h $(wildcard tests/report/*.h) \
+		$(CLI_LIB_OBJ) $(REPORT_TEST_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_OBJ) -L$(B)/tests/report \
 		-Wl,-rpath,$(abspath $(B))/tests/report -lshared -ldl $(CLI_LIBS)

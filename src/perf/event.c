@@ -33,14 +33,10 @@ profil_perf_attr(const struct profil_perf_desc *d, struct perf_event_attr *a)
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = d->sample_type != 0 && !d->kernel;
 	a->exclude_callchain_user = d->exclude_callchain_user;
-	if (d->sideband) {
-		a->mmap = 1;
-		a->mmap2 = 1;
-		a->comm = 1;
-		a->comm_exec = 1;
-		a->task = 1;
-		a->sample_id_all = 1;
-	}
+	/* Mappings, names (and exec), forks and exits, each with sample_id_all's trailer. */
+	a->mmap = a->mmap2 = d->sideband;
+	a->comm = a->comm_exec = d->sideband;
+	a->task = a->sample_id_all = d->sideband;
 	a->build_id = d->build_id;
 	if (d->monotonic) {
 		a->use_clockid = 1;

@@ -60,12 +60,34 @@ take_u32s(struct cursor *c, uint32_t *a, uint32_t *b)
 		memcpy(b, at + 4, 4);
 }
 
+/*
+ * The ids a sample has after its ip and sample_id_all's trailer holds, in the kernel's order:
+ * tid, time, (a sample's addr), id, stream_id, cpu.
+ */
+static void
+take_ids(struct cursor *c, uint64_t type, struct profil_perf_id *id, uint64_t *addr)
+{
+	if (type & PERF_SAMPLE_TID)
+		take_u32s(c, &id->pid, &id->tid);
+	if (type & PERF_SAMPLE_TIME)
+		id->time = take_u64(c);
+	if (addr != NULL && (type & PERF_SAMPLE_ADDR))
+		*addr = take_u64(c);
+	if (type & PERF_SAMPLE_ID)
+		id->id = take_u64(c);
+	if (type & PERF_SAMPLE_STREAM_ID)
+		take_u64(c);
+	if (type & PERF_SAMPLE_CPU)
+		take_u32s(c, &id->cpu, NULL);
+}
+
 int
 profil_perf_sample_parse(uint64_t sample_type, uint64_t regs_user, const uint8_t *rec,
     size_t len, struct profil_perf_sample *s)
 {
 	struct perf_event_header h;
 	struct cursor c = { rec, sizeof(h), len, 0 };
+	struct profil_perf_id id = { 0, 0, 0, 0, 0 };
 	uint32_t raw;
 
 	memset(s, 0, sizeof(*s));
@@ -81,21 +103,15 @@ profil_perf_sample_parse(uint64_t sample_type, uint64_t regs_user, const uint8_t
 	if (sample_type & (PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK))
 		return -EINVAL;
 	if (sample_type & PERF_SAMPLE_IDENTIFIER)
-		s->id = take_u64(&c);
+		id.id = take_u64(&c);
 	if (sample_type & PERF_SAMPLE_IP)
 		s->ip = take_u64(&c);
-	if (sample_type & PERF_SAMPLE_TID)
-		take_u32s(&c, &s->pid, &s->tid);
-	if (sample_type & PERF_SAMPLE_TIME)
-		s->time = take_u64(&c);
-	if (sample_type & PERF_SAMPLE_ADDR)
-		s->addr = take_u64(&c);
-	if (sample_type & PERF_SAMPLE_ID)
-		s->id = take_u64(&c);
-	if (sample_type & PERF_SAMPLE_STREAM_ID)
-		take_u64(&c);
-	if (sample_type & PERF_SAMPLE_CPU)
-		take_u32s(&c, &s->cpu, NULL);
+	take_ids(&c, sample_type, &id, &s->addr);
+	s->pid = id.pid;
+	s->tid = id.tid;
+	s->time = id.time;
+	s->id = id.id;
+	s->cpu = id.cpu;
 	if (sample_type & PERF_SAMPLE_PERIOD)
 		s->period = take_u64(&c);
 	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
@@ -168,16 +184,7 @@ profil_perf_id_parse(uint64_t sample_type, const uint8_t *rec, size_t len, size_
 	    n > len - sizeof(struct perf_event_header) - body)
 		return -EINVAL;
 	c.off = len - n;
-	if (sample_type & PERF_SAMPLE_TID)
-		take_u32s(&c, &id->pid, &id->tid);
-	if (sample_type & PERF_SAMPLE_TIME)
-		id->time = take_u64(&c);
-	if (sample_type & PERF_SAMPLE_ID)
-		id->id = take_u64(&c);
-	if (sample_type & PERF_SAMPLE_STREAM_ID)
-		take_u64(&c);
-	if (sample_type & PERF_SAMPLE_CPU)
-		take_u32s(&c, &id->cpu, NULL);
+	take_ids(&c, sample_type, id, NULL);
 	if (sample_type & PERF_SAMPLE_IDENTIFIER)
 		id->id = take_u64(&c);
 	return c.bad ? -EINVAL : 0;

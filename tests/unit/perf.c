@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../bytes.h"
 #include "../tap.h"
 #include "perf/perf.h"
 
@@ -43,49 +44,40 @@ guard_init(void)
 	guard_end = m + page;
 }
 
-/* A little writer of records. */
-struct buf {
-	uint8_t b[1024];
-	size_t n;
-};
-
+/* Two u32 fields in one u64 (pid and tid), as the kernel writes them. */
 static void
-put(struct buf *w, const void *p, size_t n)
+put32s(struct test_bytes *w, uint32_t a, uint32_t b)
 {
-	memcpy(w->b + w->n, p, n);
-	w->n += n;
+	bytes_put32(w, a);
+	bytes_put32(w, b);
 }
 
 static void
-put64(struct buf *w, uint64_t v)
-{
-	put(w, &v, 8);
-}
-
-static void
-put32s(struct buf *w, uint32_t a, uint32_t b)
-{
-	put(w, &a, 4);
-	put(w, &b, 4);
-}
-
-static void
-header(struct buf *w, uint32_t type, uint16_t misc)
+header(struct test_bytes *w, uint32_t type, uint16_t misc)
 {
 	struct perf_event_header h = { type, misc, 0 };
 
 	w->n = 0;
-	put(w, &h, sizeof(h));
+	bytes_put(w, &h, sizeof(h));
 }
 
 static void
-finish(struct buf *w)
+finish(struct test_bytes *w)
 {
 	struct perf_event_header h;
 
 	memcpy(&h, w->b, sizeof(h));
 	h.size = (uint16_t)w->n;
 	memcpy(w->b, &h, sizeof(h));
+}
+
+/* sample_id_all's trailer (pid, tid, time), and the record's size in its header. */
+static void
+trailer(struct test_bytes *w, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	put32s(w, pid, tid);
+	bytes_put64(w, time);
+	finish(w);
 }
 
 /* The ring: the metadata page, then RING_SIZE bytes. */
@@ -102,7 +94,7 @@ ring_write(uint64_t at, const void *rec, size_t n)
 }
 
 static void
-record_of(struct buf *w, uint32_t type, size_t size, uint8_t fill)
+record_of(struct test_bytes *w, uint32_t type, size_t size, uint8_t fill)
 {
 	header(w, type, 0);
 	while (w->n < size)
@@ -115,7 +107,7 @@ test_ring(void)
 {
 	struct perf_event_mmap_page *meta;
 	struct profil_perf_ring r;
-	struct buf a, b, c;
+	struct test_bytes a, b, c;
 	uint64_t copy[64], skipped = 0;
 	const uint8_t *rec;
 	size_t len;
@@ -187,26 +179,26 @@ test_ring(void)
 
 /* A sample of ST_ALL: three frames, four registers, a copy of 32 bytes of which 20 filled. */
 static void
-sample_of(struct buf *w, uint64_t nchain, uint64_t abi, uint64_t copy, uint64_t dyn)
+sample_of(struct test_bytes *w, uint64_t nchain, uint64_t abi, uint64_t copy, uint64_t dyn)
 {
 	uint64_t i;
 
 	header(w, PERF_RECORD_SAMPLE, 0);
-	put64(w, 0x401000);
+	bytes_put64(w, 0x401000);
 	put32s(w, 100, 101);
-	put64(w, 123456789);
-	put64(w, nchain);
+	bytes_put64(w, 123456789);
+	bytes_put64(w, nchain);
 	for (i = 0; i < 3; i++)
-		put64(w, 0x500000 + i);
-	put64(w, abi);
+		bytes_put64(w, 0x500000 + i);
+	bytes_put64(w, abi);
 	if (abi != PERF_SAMPLE_REGS_ABI_NONE)
 		for (i = 0; i < 4; i++)
-			put64(w, 0x1000 * (i + 1));
-	put64(w, copy);
+			bytes_put64(w, 0x1000 * (i + 1));
+	bytes_put64(w, copy);
 	if (copy > 0) {
 		for (i = 0; i < 32; i++)
 			w->b[w->n++] = (uint8_t)i;
-		put64(w, dyn);
+		bytes_put64(w, dyn);
 	}
 	finish(w);
 }
@@ -215,7 +207,7 @@ static void
 test_sample(void)
 {
 	struct profil_perf_sample s;
-	struct buf w;
+	struct test_bytes w;
 	const uint8_t *rec;
 	size_t n, bad = 0;
 	int r;
@@ -275,7 +267,7 @@ test_sample(void)
 
 	/* Flat samples, as the engine's rings ask for them; and types the decoder refuses. */
 	header(&w, PERF_RECORD_SAMPLE, 0);
-	put64(&w, 0x402000);
+	bytes_put64(&w, 0x402000);
 	put32s(&w, 7, 8);
 	finish(&w);
 	r = profil_perf_sample_parse(PERF_SAMPLE_IP | PERF_SAMPLE_TID, 0, at_guard(w.b, w.n), w.n,
@@ -286,7 +278,7 @@ test_sample(void)
 	    -EINVAL && profil_perf_sample_parse(PERF_SAMPLE_IP, 0, w.b, 4, &s) == -EINVAL,
 	    "sample: PERF_SAMPLE_READ and a record shorter than its header are refused");
 	header(&w, PERF_RECORD_MMAP2, 0);
-	put64(&w, 0);
+	bytes_put64(&w, 0);
 	finish(&w);
 	tap_check(profil_perf_sample_parse(PERF_SAMPLE_IP, 0, w.b, w.n, &s) == -EINVAL,
 	    "sample: a record of another type is refused");
@@ -315,20 +307,18 @@ test_sideband(void)
 	struct profil_perf_lost l;
 	struct profil_perf_id id;
 	uint8_t bid[24] = { 20, 0, 0, 0, 0xde, 0xad };
-	struct buf w;
+	struct test_bytes w;
 	int r;
 
 	header(&w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID);
 	put32s(&w, 10, 11);
-	put64(&w, 0x7f0000);
-	put64(&w, 0x2000);
-	put64(&w, 0x1000);
-	put(&w, bid, sizeof(bid));
+	bytes_put64(&w, 0x7f0000);
+	bytes_put64(&w, 0x2000);
+	bytes_put64(&w, 0x1000);
+	bytes_put(&w, bid, sizeof(bid));
 	put32s(&w, 5, 2);
-	put(&w, "/lib/x.so\0\0\0\0\0\0\0", 16);
-	put32s(&w, 10, 11);
-	put64(&w, 999);
-	finish(&w);
+	bytes_put(&w, "/lib/x.so\0\0\0\0\0\0\0", 16);
+	trailer(&w, 10, 11, 999);
 	r = profil_perf_mmap2_parse(ST_ID, at_guard(w.b, w.n), w.n, &m);
 	tap_check(r == 0 && m.pid == 10 && m.addr == 0x7f0000 && m.len == 0x2000 &&
 	    m.pgoff == 0x1000 && m.prot == 5 && m.build_id_len == 20 && m.build_id[0] == 0xde &&
@@ -347,10 +337,8 @@ test_sideband(void)
 
 	header(&w, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
 	put32s(&w, 20, 21);
-	put(&w, "worker\0\0", 8);
-	put32s(&w, 20, 21);
-	put64(&w, 555);
-	finish(&w);
+	bytes_put(&w, "worker\0\0", 8);
+	trailer(&w, 20, 21, 555);
 	r = profil_perf_comm_parse(ST_ID, at_guard(w.b, w.n), w.n, &c);
 	tap_check(r == 0 && c.pid == 20 && c.tid == 21 && c.exec && c.comm_len == 6 &&
 	    memcmp(c.comm, "worker", 6) == 0 && c.id.time == 555,
@@ -363,10 +351,8 @@ test_sideband(void)
 	header(&w, PERF_RECORD_EXIT, 0);
 	put32s(&w, 30, 1);
 	put32s(&w, 31, 1);
-	put64(&w, 777);
-	put32s(&w, 30, 31);
-	put64(&w, 777);
-	finish(&w);
+	bytes_put64(&w, 777);
+	trailer(&w, 30, 31, 777);
 	r = profil_perf_task_parse(at_guard(w.b, w.n), w.n, &t);
 	tap_check(r == 0 && t.pid == 30 && t.ppid == 1 && t.tid == 31 && t.ptid == 1 &&
 	    t.time == 777, "exit: pid, ppid, tid, ptid and time");
@@ -374,11 +360,9 @@ test_sideband(void)
 	    "exit: cut short of its time, rejected");
 
 	header(&w, PERF_RECORD_LOST, 0);
-	put64(&w, 1);
-	put64(&w, 42);
-	put32s(&w, 40, 41);
-	put64(&w, 888);
-	finish(&w);
+	bytes_put64(&w, 1);
+	bytes_put64(&w, 42);
+	trailer(&w, 40, 41, 888);
 	r = profil_perf_lost_parse(ST_ID, at_guard(w.b, w.n), w.n, &l);
 	tap_check(r == 0 && l.lost == 42 && l.has_id && l.id_all.pid == 40 &&
 	    l.id_all.time == 888, "lost: the count and whose it is");
