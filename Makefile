@@ -14,8 +14,9 @@ BASE    = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
 
 B ?= build
 
-# The library: code that runs in signal context, the engine that arms it, the classic calls.
-LIB_SRC    := $(wildcard src/sample/*.c src/engine/*.c src/classic/*.c src/gmon/*.c)
+# The library: code that runs in signal context, the engine that arms it (perf events through
+# src/perf), the classic calls.
+LIB_SRC    := $(wildcard src/sample/*.c src/engine/*.c src/classic/*.c src/gmon/*.c src/perf/*.c)
 LIB_OBJ    := $(LIB_SRC:%.c=$(B)/%.o)
 SAMPLE_OBJ := $(filter $(B)/src/sample/%,$(LIB_OBJ))
 # -Isrc: the library's objects name headers from the same root as the command's ("base/clock.h").
@@ -26,14 +27,14 @@ LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks 
 # exports only what it interposes.
 REC_SO  := $(B)/libprofil-record.so
 REC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/cfi/zlib.c,$(wildcard src/record/*.c \
-	src/sample/*.c src/engine/*.c src/cfi/*.c)) src/format/writer.c src/format/crc32.c \
+	src/sample/*.c src/engine/*.c src/cfi/*.c src/perf/*.c)) src/format/writer.c src/format/crc32.c \
 	src/profile/timeline.c src/profile/maps.c)
 
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
 CLI_SRC    := $(wildcard cmd/*.c src/format/*.c src/report/*.c src/export/*.c src/outside/*.c \
 	src/jit/*.c src/fleet/*.c src/profile/*.c \
-	src/cfi/*.c) src/sample/walk.c
+	src/cfi/*.c src/perf/*.c) src/sample/walk.c
 # libmicrohttpd: profil serve's HTTP server (requests parsed by a maintained library).
 # libcurl: profil serve --push, the Pyroscope push client (src/fleet/push.c).
 CLI_PKGS   := libdw zlib libmicrohttpd libcurl
@@ -97,7 +98,7 @@ $(B)/signal-safe.ok: $(SAMPLE_OBJ) tools/check-signal-safe.sh tools/signal-safe.
 # real.o (dlsym at load) nor env.o (start-up).
 ENGINE_SIGNAL_OBJ := $(SAMPLE_OBJ) $(addprefix $(B)/src/,engine/engine.o engine/clock.o \
 	engine/exit.o engine/hooks.o engine/seccomp.o engine/signal.o engine/tasks.o \
-	engine/writable.o \
+	engine/writable.o perf/event.o \
 	classic/pcsample.o classic/rate.o)
 $(B)/engine-signal-safe.ok: $(ENGINE_SIGNAL_OBJ) tools/check-signal-safe.sh \
 		tools/signal-safe.allow tools/engine-signal-safe.allow
@@ -113,7 +114,7 @@ $(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok $(B)/engine-sig
 # the raw system calls they make listed in tools/record-signal-safe.allow.
 REC_SIGNAL_OBJ := $(SAMPLE_OBJ) $(addprefix $(B)/src/,record/flush.o record/maps.o \
 	record/threads.o record/ring.o record/times.o format/writer.o format/crc32.o \
-	profile/timeline.o profile/maps.o)
+	profile/timeline.o profile/maps.o perf/event.o perf/ring.o perf/sample.o)
 $(B)/record-signal-safe.ok: $(REC_SIGNAL_OBJ) tools/check-signal-safe.sh tools/signal-safe.allow \
 		tools/record-signal-safe.allow
 	SIGNAL_SAFE_EXTRA=tools/record-signal-safe.allow NM=$(NM) tools/check-signal-safe.sh \
@@ -169,8 +170,8 @@ $(B)/tests/report/lib%.so: tests/report/lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE) -fPIC -shared -o $@ $<
 
-$(B)/tests/report/%: tests/report/%.c tests/tap.h $(wildcard tests/report/*.h) $(CLI_LIB_OBJ) \
-		$(REPORT_TEST_LIB)
+$(B)/tests/report/%: tests/report/%.c tests/tap.h tests/bytes.h $(wildcard tests/report/*.h) \
+		$(CLI_LIB_OBJ) $(REPORT_TEST_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_OBJ) -L$(B)/tests/report \
 		-Wl,-rpath,$(abspath $(B))/tests/report -lshared -ldl $(CLI_LIBS)
@@ -276,10 +277,11 @@ $(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
 		$(CLI_LIBS)
 
 # The outside recorder's record parser, on its own: the session, its index and the writer.
-FUZZ_OUTSIDE := $(wildcard src/outside/*.c src/cfi/*.c src/jit/*.c) src/sample/walk.c \
-	src/report/index.c src/format/writer.c $(wildcard src/profile/*.c) $(FUZZ_FORMAT)
+FUZZ_OUTSIDE := $(wildcard src/outside/*.c src/cfi/*.c src/jit/*.c src/perf/*.c) \
+	src/sample/walk.c src/report/index.c src/format/writer.c $(wildcard src/profile/*.c) \
+	$(FUZZ_FORMAT)
 $(B)/tests/fuzz/outside: tests/fuzz/outside.c $(FUZZ_OUTSIDE) $(wildcard src/outside/*.h) \
-		$(wildcard src/profile/*.h) \
+		$(wildcard src/profile/*.h) src/perf/perf.h \
 		src/report/index.h src/format/format.h src/cfi/cfi.h src/sample/unwind.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(CLI_CFLAGS:-Werror=) -o $@ tests/fuzz/outside.c $(FUZZ_OUTSIDE) \

@@ -37,7 +37,6 @@
 #define RECORD_LIB "libprofil-record.so"
 
 static volatile sig_atomic_t child_pid;
-static volatile sig_atomic_t got_signal;	/* the last SIGTERM, SIGHUP or SIGINT */
 
 
 static int
@@ -446,210 +445,6 @@ is_static_elf(const char *path)
 	return r;
 }
 
-/* SIGCHLD only wakes the loop: kept out of got_signal, where it would hide a SIGTERM. */
-static void
-on_signal(int signo)
-{
-	if (signo != SIGCHLD)
-		got_signal = signo;
-}
-
-/* What the session says that the user should know: lost samples, a profile not written. */
-static int
-outside_report(struct profil_outside *s, const char *dir)
-{
-	struct profil_outside_stats st;
-	char what[160];
-
-	profil_outside_stats(s, &st);
-	if (st.lost > 0) {
-		snprintf(what, sizeof(what), "%llu samples lost on full perf ring buffers "
-		    "(a lower -F loses fewer)", (unsigned long long)st.lost);
-		profil_cmd_error(what, dir);
-	}
-	if (st.throttled > 0)
-		profil_cmd_error("the kernel throttled sampling (kernel.perf_event_max_sample_rate)",
-		    dir);
-	if (st.wall_unread > 0) {
-		snprintf(what, sizeof(what), "%llu stacks of waiting threads could not be read: "
-		    "--wall needs ptrace access to the processes (same user, or CAP_SYS_PTRACE)",
-		    (unsigned long long)st.wall_unread);
-		profil_cmd_error(what, dir);
-	}
-	if (st.jit_refused[0] != '\0') {
-		snprintf(what, sizeof(what), "JIT names not read (perf's rule: a regular file "
-		    "owned by root or by the user profil runs as)");
-		profil_cmd_error(what, st.jit_refused);
-	}
-	/* A few stacks deeper than the copy are expected; more say the copy is too small. */
-	if (st.cut_short > 0 && st.cut_short * 100 >= st.stacks) {
-		snprintf(what, sizeof(what), "%llu of %llu stacks cut where the copy of the stack "
-		    "ended (--call-graph cfi,SIZE copies more)", (unsigned long long)st.cut_short,
-		    (unsigned long long)st.stacks);
-		profil_cmd_error(what, dir);
-	}
-	if (st.write_error != 0) {
-		snprintf(what, sizeof(what), "cannot write profile (%s)", strerror(st.write_error));
-		profil_cmd_error(what, st.write_error_path);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-signals_take(sigset_t *blocked, sigset_t *old, int forward_only)
-{
-	static const int sigs[] = { SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT };
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(blocked);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(blocked, sigs[i]);
-	sigprocmask(SIG_BLOCK, blocked, old);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		/* A command's terminal sends it SIGINT and SIGQUIT itself: it decides. */
-		if (forward_only && (sigs[i] == SIGINT || sigs[i] == SIGQUIT)) {
-			struct sigaction ign;
-
-			memset(&ign, 0, sizeof(ign));
-			ign.sa_handler = SIG_IGN;
-			sigaction(sigs[i], &ign, NULL);
-			continue;
-		}
-		sigaction(sigs[i], &sa, NULL);
-	}
-}
-
-/*
- * ppoll(2) lets our signals in only while it waits: when a descriptor is ready it returns at once
- * and they stay pending.  Let in here, between two waits, so that a busy ring cannot keep ^C out.
- */
-static void
-signals_deliver(const sigset_t *wait_mask)
-{
-	sigset_t pending, cur;
-
-	if (sigpending(&pending) != 0 || sigisemptyset(&pending))
-		return;
-	sigprocmask(SIG_SETMASK, wait_mask, &cur);
-	sigprocmask(SIG_SETMASK, &cur, NULL);
-}
-
-#define LOOP_RINGS	512
-#define LOOP_PIDFDS	64
-
-/*
- * Waits for the rings, the processes' pidfds and our signals, reading the rings as they fill
- * and at least every 100 ms (more often while a ring hung up, profil_outside_drain_ns), and
- * writing running images about once a second.  With wall_ns,
- * the waiting threads are sampled every wall_ns (late ticks count the periods they missed).
- * Returns when done() says so.
- */
-static void
-outside_loop(struct profil_outside *s, const int *pidfds, size_t npidfds, const sigset_t *wait_mask,
-    uint64_t wall_ns, int (*done)(void *arg), void *arg, const struct profil_cmd_watch *watch)
-{
-	struct pollfd fds[LOOP_RINGS + LOOP_PIDFDS + 1];
-	size_t slot[LOOP_RINGS + LOOP_PIDFDS + 1];
-	/*
-	 * A descriptor that hung up polls ready at once for ever after: the pidfd of a process
-	 * that ended, a ring whose event's thread exited (the ring still takes the records of the
-	 * other threads, read on the timeout).  Polled again, each would make this loop spin.
-	 */
-	unsigned char gone[LOOP_RINGS + LOOP_PIDFDS] = { 0 };
-	uint64_t last_snapshot = 0, next_wall = profil_monotonic_ns() + wall_ns;
-	uint64_t next_watch = watch != NULL ? profil_monotonic_ns() + watch->every_ns : 0;
-	uint64_t drain_ns = profil_outside_drain_ns(s);
-	int rings_gone = 0, woken;
-
-	for (;;) {
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		size_t nrings = profil_outside_pollfds(s, fds, LOOP_RINGS), n = 0, i;
-		uint64_t ms, now = profil_monotonic_ns();
-		int ready;
-
-		/*
-		 * A ring that hung up is read on the timeout alone: at 100 ms, a high rate filled it
-		 * in between and lost thousands of samples (-F 20000 -g, five processes, the first
-		 * attached exiting: 15260 lost in 4 s, none with this).
-		 */
-		if (rings_gone && (uint64_t)ts.tv_nsec > drain_ns)
-			ts.tv_nsec = (long)drain_ns;
-		if (wall_ns > 0) {
-			uint64_t wait = next_wall > now ? next_wall - now : 0;
-
-			if (wait < (uint64_t)ts.tv_nsec)
-				ts.tv_nsec = (long)wait;
-		}
-		if (watch != NULL) {
-			uint64_t wait = next_watch > now ? next_watch - now : 0;
-
-			if (wait < (uint64_t)ts.tv_nsec)
-				ts.tv_nsec = (long)wait;
-		}
-		for (i = 0; i < nrings; i++) {
-			if (gone[i])
-				continue;
-			fds[n] = fds[i];
-			slot[n++] = i;
-		}
-		for (i = 0; i < npidfds && i < LOOP_PIDFDS; i++) {
-			if (gone[LOOP_RINGS + i])
-				continue;
-			fds[n].fd = pidfds[i];
-			fds[n].events = POLLIN;
-			fds[n].revents = 0;
-			slot[n++] = LOOP_RINGS + i;
-		}
-		if (watch != NULL && watch->fd >= 0) {
-			fds[n].fd = watch->fd;
-			fds[n].events = POLLIN;
-			fds[n].revents = 0;
-			slot[n++] = LOOP_RINGS + LOOP_PIDFDS;
-		}
-		ready = ppoll(fds, n, &ts, wait_mask);
-		woken = 0;
-		for (i = 0; ready > 0 && i < n; i++)
-			if (slot[i] == LOOP_RINGS + LOOP_PIDFDS)
-				woken = fds[i].revents != 0;
-			else if ((fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0 ||
-			    (slot[i] >= LOOP_RINGS && fds[i].revents != 0)) {
-				gone[slot[i]] = 1;
-				rings_gone |= slot[i] < LOOP_RINGS;
-			}
-		signals_deliver(wait_mask);
-		profil_outside_read(s, 0);
-		if (done(arg))
-			return;
-		now = profil_monotonic_ns();
-		if (watch != NULL && (woken || now >= next_watch)) {
-			if (watch->fn(s, woken, watch->arg))
-				return;
-			if (now >= next_watch)
-				next_watch = now + watch->every_ns;
-		}
-		if (wall_ns > 0 && now >= next_wall) {
-			uint64_t periods = 1 + (now - next_wall) / wall_ns;
-
-			/*
-			 * A late tick stands for the periods it missed, a few at most: after
-			 * profil itself was stopped, a wait seen now says nothing of the gap.
-			 */
-			profil_outside_wall_tick(s, periods < 10 ? periods : 10);
-			next_wall = periods < 10 ? next_wall + periods * wall_ns : now + wall_ns;
-		}
-		ms = now / 1000000;
-		if (ms - last_snapshot >= 1000) {
-			if (last_snapshot != 0)
-				profil_outside_snapshot(s);
-			last_snapshot = ms;
-		}
-	}
-}
-
 /*
  * The outside recorder's options from record's: out is the directory opened already, or NULL
  * (-p opens it once attached); -p follows every exec of what it attached to.
@@ -669,192 +464,50 @@ outside_opts(const struct profil_cmd_record_opts *o, const struct profil_cmd_out
 	so->dirfd = out != NULL ? out->fd : -1;
 }
 
-/* One descriptor per thread and CPU: as many as we may have. */
-static void
-nofile_raise(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
-struct command_wait {
-	pid_t pid;
-	int status;
-	int ended;
-	struct profil_outside *s;
-};
-
-static int
-command_done(void *arg)
-{
-	struct command_wait *w = arg;
-	siginfo_t si;
-
-	if (got_signal == SIGTERM || got_signal == SIGHUP) {
-		kill(w->pid, got_signal);
-		got_signal = 0;
-	}
-	/* Its last counts are read while it is a zombie: reaped, /proc forgets it. */
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-	    si.si_pid == w->pid)
-		profil_outside_exited(w->s, w->pid);
-	w->ended = waitpid(w->pid, &w->status, WNOHANG) == w->pid;
-	return w->ended;
-}
-
-/*
- * The outside recorder on a command: forked, held before exec until its events are open (the
- * kernel enables them at the exec), then released.  Returns the exit status, or -1 when perf
- * events were refused before the command ran (*refused then holds the errno).
- */
-static int
-record_outside(const struct profil_cmd_record_opts *o, char **cmd,
-    const struct profil_cmd_outdir *out, int *refused)
-{
-	struct profil_outside_opts so = { 0 };
-	struct profil_outside *s;
-	struct command_wait w = { 0, 0, 0, NULL };
-	struct rlimit nofile, raised;
-	sigset_t blocked, old;
-	char err[512] = "", go;
-	int pipefd[2], pidfd, r, rc, have_nofile;
-
-	outside_opts(o, out, &so);
-	if (profil_outside_new(&so, &s) < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
-		profil_cmd_error("cannot start recording", strerror(errno));
-		return 1;
-	}
-	w.s = s;
-	/*
-	 * The events take descriptors of ours, one per CPU: as many as we may have, while the
-	 * command gets the limit it was given back before it execs.
-	 */
-	have_nofile = getrlimit(RLIMIT_NOFILE, &nofile) == 0;
-	if (have_nofile && nofile.rlim_cur < nofile.rlim_max) {
-		raised = nofile;
-		raised.rlim_cur = raised.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &raised);
-	}
-	fflush(NULL);
-	w.pid = fork();
-	if (w.pid < 0) {
-		profil_cmd_error("cannot fork", strerror(errno));
-		return 1;
-	}
-	if (w.pid == 0) {
-		/* Released by one byte; end of file means the recorder gave up. */
-		close(pipefd[1]);
-		if (read(pipefd[0], &go, 1) != 1)
-			_exit(127);
-		close(pipefd[0]);
-		if (have_nofile)
-			setrlimit(RLIMIT_NOFILE, &nofile);
-		execvp(cmd[0], cmd);
-		fprintf(stderr, "profil: cannot run command: '%s': %s\n", cmd[0],
-		    strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	close(pipefd[0]);
-	child_pid = w.pid;
-	r = o->all ? profil_outside_system(s, w.pid, err, sizeof(err)) :
-	    profil_outside_start(s, w.pid, err, sizeof(err));
-	if (r < 0) {
-		close(pipefd[1]);
-		waitpid(w.pid, NULL, 0);
-		profil_outside_free(s);
-		/* Every process is recorded from outside or not at all. */
-		if (!o->all && (r == -EACCES || r == -EPERM || r == -ENOSYS || r == -ENOENT)) {
-			*refused = -r;
-			return -1;
-		}
-		profil_cmd_error(err, cmd[0]);
-		return 1;
-	}
-	signals_take(&blocked, &old, 1);
-	pidfd = (int)syscall(SYS_pidfd_open, w.pid, 0);
-	go = 'x';
-	if (write(pipefd[1], &go, 1) != 1) {
-		profil_cmd_error("cannot start the command", strerror(errno));
-		kill(w.pid, SIGKILL);
-	}
-	close(pipefd[1]);
-	outside_loop(s, &pidfd, pidfd >= 0 ? 1 : 0, &old, o->wall ? 1000000000 / o->hzv : 0,
-	    command_done, &w, o->watch);
-	/* A live view ended the recording before the command: it gets the SIGINT of a ^C. */
-	if (!w.ended) {
-		kill(w.pid, SIGINT);
-		waitpid(w.pid, &w.status, 0);
-	}
-	if (pidfd >= 0)
-		close(pidfd);
-	profil_outside_finish(s);
-	profil_outside_status(s, w.pid, w.status);
-	rc = outside_report(s, out->path);
-	profil_outside_free(s);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (!o->quiet)
-		profil_cmd_outdir_summary(out);
-	r = command_status(w.status, cmd[0]);
-	return r == 0 && rc < 0 ? 1 : r;
-}
-
-struct attach_wait {
+/* What profil record -p and -a do once the events are on. */
+struct outside_ready {
+	const struct profil_cmd_record_opts *o;
+	struct profil_cmd_outdir *out;
 	const pid_t *pids;
-	const int *pidfds;		/* -1 where pidfd_open(2) failed */
 	size_t n;
 };
 
-/*
- * Whether an attached process has ended: its pidfd polls readable from the moment it
- * terminates, while kill(2) still finds it as a zombie until its parent reaps it.
- */
 static int
-process_ended(pid_t pid, int pidfd)
+outside_ready(struct profil_outside *s, int threads, void *arg)
 {
-	struct pollfd p = { pidfd, POLLIN, 0 };
+	const struct outside_ready *a = arg;
+	const struct profil_cmd_record_opts *o = a->o;
+	char list[PROFIL_OUTSIDE_ATTACH_MAX * 12];
+	size_t i, len = 0;
 
-	if (pidfd >= 0)
-		return poll(&p, 1, 0) == 1;
-	return kill(pid, 0) != 0 && errno == ESRCH;
+	if (o->pids == NULL) {
+		if (!o->quiet)
+			fprintf(stderr, "profil: recording every process; ^C stops\n");
+		return 0;
+	}
+	/*
+	 * Attached, which is what fails on a mistyped pid: only now is the directory rotated
+	 * (unless the caller opened it: profil top's own).
+	 */
+	if (a->out->fd < 0 && profil_cmd_outdir_open(a->out, o->dir != NULL ? o->dir :
+	    "profil.out", o->append) != 0)
+		return -1;
+	profil_outside_set_dirfd(s, a->out->fd);
+	for (i = 0; i < a->n; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", i > 0 ? ", " : "",
+		    (int)a->pids[i]);
+	if (!o->quiet)
+		fprintf(stderr, "profil: attached to %zu process%s (%s), %d thread%s\n", a->n,
+		    a->n == 1 ? "" : "es", list, threads, threads == 1 ? "" : "s");
+	return 0;
 }
 
-/* Attached processes: done when each has ended, or when we are told to stop. */
-static int
-attach_done(void *arg)
+/* -p PID[,PID...]: the pids, or 0 after a message. */
+static size_t
+parse_pids(const char *arg, pid_t *pids)
 {
-	const struct attach_wait *w = arg;
-	size_t i;
-
-	if (got_signal == SIGINT || got_signal == SIGTERM || got_signal == SIGHUP)
-		return 1;
-	for (i = 0; i < w->n; i++)
-		if (!process_ended(w->pids[i], w->pidfds[i]))
-			return 0;
-	return 1;
-}
-
-/*
- * profil record -p: the events are put on the running processes, which are never stopped or
- * touched otherwise; at the end the events are closed and they run on.
- */
-static int
-record_attach(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *out)
-{
-	struct profil_outside_opts so = { 0 };
-	struct profil_outside *s;
-	struct attach_wait w;
-	sigset_t blocked, old;
-	pid_t pids[64];
-	int pidfds[64];
-	char err[512] = "", list[64 * 12];
-	const char *p = o->pids;
-	size_t n = 0, i, len = 0;
-	int r, rc, threads = 0;
+	const char *p = arg;
+	size_t n = 0;
 
 	while (*p != '\0') {
 		char *end;
@@ -863,130 +516,98 @@ record_attach(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *
 		errno = 0;
 		v = strtol(p, &end, 10);
 		if (errno != 0 || end == p || v <= 0 || v > INT32_MAX || (*end != ',' &&
-		    *end != '\0') || n == sizeof(pids) / sizeof(pids[0])) {
-			profil_cmd_error("-p takes up to 64 process ids, separated by commas",
-			    o->pids);
-			return 2;
+		    *end != '\0') || n == PROFIL_OUTSIDE_ATTACH_MAX) {
+			n = 0;
+			break;
 		}
 		pids[n++] = (pid_t)v;
 		p = *end == ',' ? end + 1 : end;
 	}
-	if (n == 0) {
-		profil_cmd_error("-p takes up to 64 process ids, separated by commas", o->pids);
+	if (n == 0)
+		profil_cmd_error("-p takes up to 64 process ids, separated by commas", arg);
+	return n;
+}
+
+/*
+ * The outside recorder: on a command (started with the events on it), on running processes
+ * (-p) or on every process (-a alone).  Returns the exit status, or -1 when perf events were
+ * refused before the command ran (*refused then holds the errno).
+ */
+static int
+record_outside(const struct profil_cmd_record_opts *o, char **cmd,
+    struct profil_cmd_outdir *out, int *refused)
+{
+	struct profil_outside_opts so = { 0 };
+	struct profil_outside_watch watch;
+	struct profil_outside_run ro = { 0 };
+	struct profil_outside *s;
+	pid_t pids[PROFIL_OUTSIDE_ATTACH_MAX];
+	struct outside_ready ready = { o, out, pids, 0 };
+	char err[512] = "";
+	int status = 0, r, rc;
+
+	if (o->pids != NULL && (ready.n = parse_pids(o->pids, pids)) == 0)
 		return 2;
-	}
-	nofile_raise();
-	outside_opts(o, NULL, &so);
+	outside_opts(o, o->pids != NULL ? NULL : out, &so);
 	if (profil_outside_new(&so, &s) < 0) {
 		profil_cmd_error("cannot start recording", strerror(errno));
 		return 1;
 	}
-	signals_take(&blocked, &old, 0);
-	for (i = 0; i < n; i++) {
-		char subject[32];
-
-		r = profil_outside_attach(s, pids[i], err, sizeof(err));
-		if (r < 0) {
-			char what[600];
-
-			snprintf(subject, sizeof(subject), "%d", pids[i]);
-			snprintf(what, sizeof(what), "cannot attach (%s)", err[0] != '\0' ? err :
-			    strerror(-r));
-			profil_cmd_error(what, subject);
-			profil_outside_free(s);
-			sigprocmask(SIG_SETMASK, &old, NULL);
-			return 1;
-		}
-		pidfds[i] = (int)syscall(SYS_pidfd_open, pids[i], 0);
-		threads += r;
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", i > 0 ? ", " : "",
-		    (int)pids[i]);
+	ro.wall_ns = o->wall ? 1000000000 / o->hzv : 0;
+	if (o->watch != NULL) {
+		watch.every_ns = o->watch->every_ns;
+		watch.fd = o->watch->fd;
+		watch.fn = o->watch->fn;
+		watch.arg = o->watch->arg;
+		ro.watch = &watch;
 	}
-	/*
-	 * Attached, which is what fails on a mistyped pid: only now is the directory rotated
-	 * (unless the caller opened it: profil top's own).
-	 */
-	if (out->fd < 0 &&
-	    profil_cmd_outdir_open(out, o->dir != NULL ? o->dir : "profil.out", o->append) != 0) {
-		for (i = 0; i < n; i++)
-			if (pidfds[i] >= 0)
-				close(pidfds[i]);
+	ro.say = profil_cmd_error;
+	ro.ready = outside_ready;
+	ro.arg = &ready;
+	if (o->pids != NULL)
+		r = profil_outside_run_attach(s, pids, ready.n, &ro);
+	else if (cmd == NULL)
+		r = profil_outside_run_system(s, &ro);
+	else
+		r = profil_outside_run_command(s, cmd, &ro, &status, err, sizeof(err));
+	if (r < 0) {
 		profil_outside_free(s);
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		/* Every process is recorded from outside or not at all. */
+		if (cmd != NULL && !o->all && (r == -EACCES || r == -EPERM || r == -ENOSYS ||
+		    r == -ENOENT) && err[0] != '\0') {
+			*refused = -r;
+			return -1;
+		}
+		if (err[0] != '\0')
+			profil_cmd_error(err, cmd[0]);
 		return 1;
 	}
-	profil_outside_set_dirfd(s, out->fd);
-	if (!o->quiet)
-		fprintf(stderr, "profil: attached to %zu process%s (%s), %d thread%s\n", n,
-		    n == 1 ? "" : "es", list, threads, threads == 1 ? "" : "s");
-	w.pids = pids;
-	w.pidfds = pidfds;
-	w.n = n;
-	{
-		int live[64];
-		size_t nlive = 0;
-
-		for (i = 0; i < n; i++)
-			if (pidfds[i] >= 0)
-				live[nlive++] = pidfds[i];
-		outside_loop(s, live, nlive, &old, o->wall ? 1000000000 / o->hzv : 0, attach_done,
-		    &w, o->watch);
-	}
-	for (i = 0; i < n; i++)
-		if (pidfds[i] >= 0)
-			close(pidfds[i]);
-	profil_outside_finish(s);
-	rc = outside_report(s, out->path);
+	rc = profil_outside_notes(s, out->path, profil_cmd_error);
 	profil_outside_free(s);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (!o->quiet)
 		profil_cmd_outdir_summary(out);
-	return rc < 0 ? 1 : 0;
+	if (cmd == NULL || o->pids != NULL)
+		return rc < 0 ? 1 : 0;
+	r = command_status(status, cmd[0]);
+	return r == 0 && rc < 0 ? 1 : r;
 }
 
-/* profil record -a without a command: until we are told to stop. */
+/* profil record -p: the events on running processes; they run on once recorded. */
 static int
-signal_done(void *arg)
+record_attach(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *out)
 {
-	(void)arg;
-	return got_signal == SIGINT || got_signal == SIGTERM || got_signal == SIGHUP;
+	int refused = 0;
+
+	return record_outside(o, NULL, out, &refused);
 }
 
 /* profil record -a alone: every process of the machine until SIGINT, SIGTERM or SIGHUP. */
 static int
 record_system(const struct profil_cmd_record_opts *o, struct profil_cmd_outdir *out)
 {
-	struct profil_outside_opts so = { 0 };
-	struct profil_outside *s;
-	sigset_t blocked, old;
-	char err[512] = "";
-	int r, rc;
+	int refused = 0;
 
-	nofile_raise();
-	outside_opts(o, out, &so);
-	if (profil_outside_new(&so, &s) < 0) {
-		profil_cmd_error("cannot start recording", strerror(errno));
-		return 1;
-	}
-	signals_take(&blocked, &old, 0);
-	r = profil_outside_system(s, 0, err, sizeof(err));
-	if (r < 0) {
-		profil_cmd_error(err[0] != '\0' ? err : strerror(-r), "-a");
-		profil_outside_free(s);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return 1;
-	}
-	if (!o->quiet)
-		fprintf(stderr, "profil: recording every process; ^C stops\n");
-	outside_loop(s, NULL, 0, &old, o->wall ? 1000000000 / o->hzv : 0, signal_done, NULL,
-	    o->watch);
-	profil_outside_finish(s);
-	rc = outside_report(s, out->path);
-	profil_outside_free(s);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (!o->quiet)
-		profil_cmd_outdir_summary(out);
-	return rc < 0 ? 1 : 0;
+	return record_outside(o, NULL, out, &refused);
 }
 
 int

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "perf/perf.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 
@@ -77,22 +78,14 @@ static int
 perf_arm(struct profil_thread *t, pid_t tid, unsigned int hz, int signo)
 {
 	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
-	struct perf_event_attr attr;
+	/* A signal per period of the thread's CPU time, in user space (enabled by the tick). */
+	struct profil_perf_desc d = { .period_ns = NSEC_PER_SEC / hz, .disabled = 1 };
 	int fd, e;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.size = sizeof(attr);
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.sample_period = NSEC_PER_SEC / hz;
-	attr.disabled = 1;
-	/* perf_event_paranoid 2 allows user-space-only sampling to everybody. */
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
 	profil_seccomp_step("perf_event_open");
-	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = profil_perf_open(&d, tid, -1);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	profil_seccomp_step("fcntl");
 	/*
 	 * The tick re-enables the event through this descriptor, so it stays; it moves above the

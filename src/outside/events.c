@@ -68,12 +68,6 @@ explain(int e, int every, const char *what, char *err, size_t errlen)
 	}
 }
 
-static int
-perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
-{
-	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 static unsigned int
 max_stack(void)
 {
@@ -85,109 +79,107 @@ max_stack(void)
 	return n > 0 && n < 1024 ? (unsigned int)n : 127;
 }
 
-static void
-attr_init(const struct profil_outside *s, struct perf_event_attr *a, int on_exec, size_t ring)
+uint64_t
+profil_outside_sample_type(const struct profil_outside *s)
 {
-	memset(a, 0, sizeof(*a));
-	a->type = PERF_TYPE_SOFTWARE;
-	a->size = sizeof(*a);
-	/* A CPU's clock for every process on it (-a), else the followed threads' own. */
-	a->config = s->opts.system_wide ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
-	a->sample_period = s->period_ns;
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	if (s->opts.depth > 1 && s->opts.frame_pointers) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	} else if (s->opts.depth > 1) {
+	uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+
+	if (s->opts.depth > 1 && s->opts.frame_pointers)
+		t |= PERF_SAMPLE_CALLCHAIN;
+	else if (s->opts.depth > 1)
 		/* What a walk by unwind tables starts from (images.c reads them in this order). */
-		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a->sample_regs_user = 1u << PERF_REG_X86_BX | 1u << PERF_REG_X86_BP |
-		    1u << PERF_REG_X86_SP | 1u << PERF_REG_X86_IP;
-		a->sample_stack_user = s->opts.stack_copy;
+		t |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	/* The kernel's frames come from its callchain; the user's as before. */
+	if (s->kernel && s->opts.depth > 1 && !s->opts.frame_pointers)
+		t |= PERF_SAMPLE_CALLCHAIN;
+	return t;
+}
+
+static void
+event_desc(const struct profil_outside *s, struct profil_perf_desc *d, int on_exec, size_t ring)
+{
+	memset(d, 0, sizeof(*d));
+	/* A CPU's clock for every process on it (-a), else the followed threads' own. */
+	d->cpu_clock = s->opts.system_wide;
+	d->period_ns = s->period_ns;
+	d->sample_type = profil_outside_sample_type(s);
+	if (d->sample_type & PERF_SAMPLE_REGS_USER) {
+		d->regs_user = PROFIL_OUTSIDE_REGS_USER;
+		d->stack_user = s->opts.stack_copy;
 	}
-	a->disabled = on_exec;
-	a->enable_on_exec = on_exec;
-	a->inherit = !s->opts.system_wide;
+	d->disabled = on_exec;
+	d->enable_on_exec = on_exec;
+	d->inherit = !s->opts.system_wide;
 	/*
 	 * The kernel too where it lets us (root, CAP_PERFMON, perf_event_paranoid <= 1; see
 	 * event_keep), as perf record does: the time a program spends in its system calls is
 	 * its time.  Its frames come from the kernel's callchain; the user's as before.
 	 */
-	a->exclude_kernel = !s->kernel;
+	d->kernel = s->kernel;
 	/* -a: the idle task's time is no program's (its loop would be most of a quiet machine). */
-	a->exclude_idle = s->opts.system_wide;
-	a->exclude_hv = 1;
-	a->exclude_callchain_kernel = !s->kernel;
-	if (s->kernel && s->opts.depth > 1 && !s->opts.frame_pointers) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a->exclude_callchain_user = 1;
-	}
-	a->mmap = 1;
-	a->mmap2 = 1;
+	d->exclude_idle = s->opts.system_wide;
+	d->exclude_callchain_user = s->kernel && s->opts.depth > 1 && !s->opts.frame_pointers;
+	d->sideband = 1;
 	/*
 	 * Build-ids in the mmap records, except on CPU-wide events (-a): with those, Debian's perf
 	 * 6.1 recording anything beside profil aborts in its build-id code (util/build-id.c).
 	 * The ids are then read from the files (images.c, map_add).
 	 */
-	a->build_id = !s->opts.system_wide;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
-	a->sample_id_all = 1;
+	d->build_id = !s->opts.system_wide;
 	/* One clock for every CPU's records, so that they can be put in order. */
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-	/* Woken when a ring is half full; otherwise read on the recorder's own period. */
-	a->watermark = 1;
-	/* Stack copies fill a ring fast: woken at a quarter, while three quarters are free. */
-	a->wakeup_watermark = (uint32_t)(s->opts.depth > 1 && !s->opts.frame_pointers ? ring / 4 :
+	d->monotonic = 1;
+	/*
+	 * Woken when a ring is half full; otherwise read on the recorder's own period.  Stack
+	 * copies fill a ring fast: woken at a quarter, while three quarters are free.
+	 */
+	d->wakeup_bytes = (uint32_t)(s->opts.depth > 1 && !s->opts.frame_pointers ? ring / 4 :
 	    ring / 2);
 	if (s->opts.depth > 1 && (s->opts.frame_pointers || s->kernel)) {
 		unsigned int m = max_stack();
 
-		a->sample_max_stack = (uint16_t)(s->opts.depth - 1 < m ? s->opts.depth - 1 : m);
+		d->max_stack = (uint16_t)(s->opts.depth - 1 < m ? s->opts.depth - 1 : m);
 	}
 }
 
-/* Opens one event, without build-ids in mmap records on a kernel too old for them. */
+/*
+ * Opens one event, without build-ids in mmap records on a kernel too old for them.  The
+ * descriptor, or -1 with errno set.
+ */
 static int
 event_open(const struct profil_outside *s, pid_t pid, int cpu, int on_exec, size_t ring)
 {
-	struct perf_event_attr a;
+	struct profil_perf_desc d;
 	int fd;
 
-	attr_init(s, &a, on_exec, ring);
-	fd = perf_open(&a, pid, cpu);
-	if (fd < 0 && errno == EINVAL) {
-		a.build_id = 0;
-		fd = perf_open(&a, pid, cpu);
+	event_desc(s, &d, on_exec, ring);
+	fd = profil_perf_open(&d, pid, cpu);
+	if (fd == -EINVAL) {
+		d.build_id = 0;
+		fd = profil_perf_open(&d, pid, cpu);
+	}
+	if (fd < 0) {
+		errno = -fd;
+		return -1;
 	}
 	return fd;
 }
 
 /* A disabled user-space clock event (config), opened only to learn whether it may be. */
 static int
-probe_open(uint64_t config, pid_t pid, int cpu)
+probe_open(int cpu_clock, pid_t pid, int cpu)
 {
-	struct perf_event_attr a;
+	struct profil_perf_desc d = { .cpu_clock = cpu_clock, .period_ns = 1000000, .disabled = 1 };
 
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = config;
-	a.sample_period = 1000000;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return perf_open(&a, pid, cpu);
+	return profil_perf_open(&d, pid, cpu);
 }
 
 int
 profil_outside_probe(void)
 {
-	int fd = probe_open(PERF_COUNT_SW_TASK_CLOCK, 0, -1);
+	int fd = probe_open(0, 0, -1);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	close(fd);
 	return 0;
 }
@@ -235,9 +227,9 @@ profil_outside_probe_system(char *err, size_t errlen)
 
 	if (cpus_online(&cpu, 1) != 1)
 		cpu = 0;
-	fd = probe_open(PERF_COUNT_SW_CPU_CLOCK, -1, cpu);
+	fd = probe_open(1, -1, cpu);
 	if (fd < 0) {
-		int e = errno;
+		int e = -fd;
 
 		explain(e, 1, "cannot record every process", err, errlen);
 		return -e;
@@ -336,9 +328,7 @@ profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char
 		}
 		r->fd = fd;
 		r->cpu = cpus[i];
-		r->map = m;
-		r->data = (uint8_t *)m + page;
-		r->size = pages * (size_t)page;
+		profil_perf_ring_init(&r->ring, m, (size_t)page, pages * (size_t)page);
 		r->map_len = (pages + 1) * (size_t)page;
 		s->nrings++;
 	}
@@ -352,7 +342,8 @@ profil_outside_event_add(struct profil_outside *s, pid_t tid, char *err, size_t 
 	size_t i;
 
 	for (i = 0; i < s->nrings; i++) {
-		int fd = event_keep(s, tid, s->rings[i].cpu, 0, s->rings[i].size, err, errlen), e;
+		int fd = event_keep(s, tid, s->rings[i].cpu, 0, s->rings[i].ring.size, err,
+		    errlen), e;
 
 		if (fd < 0)
 			return fd;
@@ -375,7 +366,7 @@ profil_outside_events_close(struct profil_outside *s)
 		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	profil_outside_read(s, 1);
 	for (i = 0; i < s->nrings; i++)
-		munmap(s->rings[i].map, s->rings[i].map_len);
+		munmap(s->rings[i].ring.meta, s->rings[i].map_len);
 	for (i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
 	free(s->rings);
@@ -410,8 +401,8 @@ profil_outside_drain_ns(const struct profil_outside *s)
 	else if (s->opts.depth > 1)
 		bytes += 8 + 4 * 8 + 8 + s->opts.stack_copy + 8 + (s->kernel ? 8 + 8 * 32 : 0);
 	for (i = 0; i < s->nrings; i++)
-		if (s->rings[i].size < size)
-			size = s->rings[i].size;
+		if (s->rings[i].ring.size < size)
+			size = s->rings[i].ring.size;
 	if (s->nrings == 0 || s->opts.hz == 0)
 		return 100 * 1000 * 1000;
 	/*
@@ -422,71 +413,54 @@ profil_outside_drain_ns(const struct profil_outside *s)
 	return ns < 1000000 ? 1000000 : ns > 100000000 ? 100000000 : ns;
 }
 
-static void
-ring_copy(const struct profil_outside_ring *r, uint64_t from, void *dst, size_t n)
-{
-	size_t off = (size_t)(from & (r->size - 1));
-	size_t first = r->size - off < n ? r->size - off : n;
-
-	memcpy(dst, r->data + off, first);
-	memcpy((uint8_t *)dst + first, r->data, n - first);
-}
-
 /*
- * The time of a record: a sample has it after its ip and pid/tid; every other record carries
- * it last, in the sample_id trailer (pid/tid, time) that sample_id_all adds.
- */
-static uint64_t
-record_time(const uint8_t *rec, size_t len)
-{
-	const struct perf_event_header *h = (const void *)rec;
-	uint64_t t = 0;
-
-	if (h->type == PERF_RECORD_SAMPLE && len >= 32)
-		memcpy(&t, rec + 24, 8);
-	else if (h->type != PERF_RECORD_SAMPLE && len >= 8 + 16)
-		memcpy(&t, rec + len - 8, 8);
-	return t;
-}
-
-/*
- * A sample's stack copy cut to the part the kernel filled (dyn_size): the rest is padding, and
- * a record waits in the queue for a read or two.
+ * A sample's stack copy cut to the part the kernel filled (dyn_size, rounded up to 8 so that
+ * the records behind it in the arena stay aligned): the rest is padding, and a record waits
+ * in the queue for a read or two.  What is left still decodes: size, the copy, dyn_size
+ * (nothing of ours follows it).
  */
 static size_t
-sample_trim(const struct profil_outside *s, uint8_t *rec, size_t len)
+sample_trim(uint8_t *rec, size_t len, const struct profil_perf_sample *smp)
 {
 	struct perf_event_header h;
-	size_t off = sizeof(h) + 24;	/* ip, pid and tid, time */
-	uint64_t abi, size, dyn;
+	size_t off = smp->stack_off;
+	uint64_t keep = (smp->stack_dyn + 7) & ~(uint64_t)7;
 
+	if (smp->stack_size == 0 || keep >= smp->stack_size)
+		return len;
+	memmove(rec + off + 8 + keep, rec + off + 8 + smp->stack_size, 8);
+	memcpy(rec + off, &keep, 8);
+	len = off + 8 + (size_t)keep + 8;
 	memcpy(&h, rec, sizeof(h));
-	if (h.type != PERF_RECORD_SAMPLE || s->opts.depth <= 1 || s->opts.frame_pointers ||
-	    len < off + 8)
-		return len;
-	memcpy(&abi, rec + off, 8);
-	off += 8;
-	if (abi != PERF_SAMPLE_REGS_ABI_NONE)
-		off += 24;
-	if (len < off + 16)
-		return len;
-	memcpy(&size, rec + off, 8);
-	if (size == 0 || size > len - off - 16)
-		return len;
-	memcpy(&dyn, rec + off + 8 + size, 8);
-	if (dyn >= size)
-		return len;
-	memmove(rec + off + 8 + dyn, rec + off + 8 + size, 8);
-	memcpy(rec + off, &dyn, 8);
-	len = off + 8 + (size_t)dyn + 8;
 	h.size = (uint16_t)len;
 	memcpy(rec, &h, sizeof(h));
 	return len;
 }
 
+/*
+ * The time of a record: a sample's own, or for every other record the one of the sample_id
+ * trailer that sample_id_all adds; 0 for a record that does not hold it.  A sample is
+ * trimmed (sample_trim) on the way.
+ */
+static uint64_t
+record_take(const struct profil_outside *s, uint8_t *rec, size_t *len)
+{
+	struct perf_event_header h;
+	struct profil_perf_sample smp;
+	struct profil_perf_id id;
+	uint64_t type = profil_outside_sample_type(s);
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.type != PERF_RECORD_SAMPLE)
+		return profil_perf_id_parse(type, rec, *len, 0, &id) == 0 ? id.time : 0;
+	if (profil_perf_sample_parse(type, PROFIL_OUTSIDE_REGS_USER, rec, *len, &smp) < 0)
+		return 0;
+	*len = sample_trim(rec, *len, &smp);
+	return smp.time;
+}
+
 static int
-queue_push(struct profil_outside *s, const struct profil_outside_ring *r, uint64_t tail,
-    size_t len)
+queue_push(struct profil_outside *s, const uint8_t *rec, size_t len)
 {
 	struct profil_outside_rec *q;
 
@@ -511,13 +485,12 @@ queue_push(struct profil_outside *s, const struct profil_outside_ring *r, uint64
 		s->queue = q;
 		s->queuecap = cap;
 	}
-	ring_copy(r, tail, s->arena + s->arena_len, len);
-	len = sample_trim(s, s->arena + s->arena_len, len);
+	memcpy(s->arena + s->arena_len, rec, len);
 	q = &s->queue[s->nqueue++];
 	q->off = s->arena_len;
-	q->len = (uint32_t)len;
 	q->seq = s->seq++;
-	q->time = record_time(s->arena + q->off, len);
+	q->time = record_take(s, s->arena + q->off, &len);
+	q->len = (uint32_t)len;
 	s->arena_len += len;
 	return 0;
 }
@@ -525,22 +498,17 @@ queue_push(struct profil_outside *s, const struct profil_outside_ring *r, uint64
 static void
 ring_read(struct profil_outside *s, struct profil_outside_ring *r)
 {
-	struct perf_event_mmap_page *meta = r->map;
-	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = meta->data_tail;
+	/* A record that wraps around the ring's end: sizes are 16 bits. */
+	static uint64_t buf[65536 / 8];
+	const uint8_t *rec;
+	size_t len;
 
-	while (tail < head) {
-		struct perf_event_header h;
-
-		ring_copy(r, tail, &h, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;
+	profil_perf_ring_begin(&r->ring);
+	while ((rec = profil_perf_ring_next(&r->ring, buf, sizeof(buf), &len, NULL)) != NULL)
 		/* Out of memory: the record is dropped, and counted as lost. */
-		if (queue_push(s, r, tail, h.size) < 0)
+		if (queue_push(s, rec, len) < 0)
 			s->stats.lost++;
-		tail += h.size;
-	}
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	profil_perf_ring_end(&r->ring);
 }
 
 static int

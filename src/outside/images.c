@@ -718,46 +718,25 @@ profil_outside_image_end(struct profil_outside *s, struct profil_outside_image *
 
 /* ---- the records ---- */
 
-struct sample_id {
-	uint32_t pid, tid;
-	uint64_t time;
-};
-
-/* The trailer sample_id_all adds to every record that is not a sample: pid, tid, time. */
-static int
-trailer(const uint8_t *rec, size_t len, size_t fixed, struct sample_id *id)
-{
-	if (len < sizeof(struct perf_event_header) + fixed + 16)
-		return -1;
-	memcpy(&id->pid, rec + len - 16, 4);
-	memcpy(&id->tid, rec + len - 12, 4);
-	memcpy(&id->time, rec + len - 8, 8);
-	return 0;
-}
-
-/* The kernel's callchain after ip, TID and TIME: frame pointers, walked by the kernel. */
+/* The kernel's callchain: frame pointers, walked by the kernel. */
 static uint32_t
-sample_chain(const struct profil_outside *s, uint64_t ip, const uint8_t *p, size_t n,
+sample_chain(const struct profil_outside *s, const struct profil_perf_sample *smp,
     uint64_t *pcs)
 {
-	uint64_t nr = 0, i;
 	uint32_t depth = 0;
+	size_t i;
 
-	pcs[depth++] = ip;
-	if (s->opts.depth <= 1 || n < 8)
+	pcs[depth++] = smp->ip;
+	if (s->opts.depth <= 1)
 		return depth;
-	memcpy(&nr, p, 8);
-	if (nr > (n - 8) / 8)
-		nr = (n - 8) / 8;
-	for (i = 0; i < nr && depth < s->opts.depth; i++) {
-		uint64_t pc;
+	for (i = 0; i < smp->nchain && depth < s->opts.depth; i++) {
+		uint64_t pc = profil_perf_u64(smp->chain + i * 8);
 
-		memcpy(&pc, p + 8 + i * 8, 8);
 		/* Context markers (PERF_CONTEXT_USER...) sit at the top of the space. */
 		if (pc >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;
 		/* The chain starts with the interrupted pc itself. */
-		if (depth == 1 && pc == ip)
+		if (depth == 1 && pc == smp->ip)
 			continue;
 		pcs[depth++] = pc;
 	}
@@ -766,29 +745,22 @@ sample_chain(const struct profil_outside *s, uint64_t ip, const uint8_t *p, size
 
 /*
  * The kernel's frames of a sample taken in the kernel, from its callchain (kernel frames only:
- * the user's are walked by unwind tables), into pcs[0..max): ip first.  *used gets the
- * callchain's bytes.  0 for a sample taken in user space.
+ * the user's are walked by unwind tables), into pcs[0..max): ip first.  0 for a sample taken
+ * in user space.
  */
 static uint32_t
-sample_kernel(uint64_t ip, const uint8_t *p, size_t n, uint64_t *pcs, size_t max,
-    size_t *used)
+sample_kernel(const struct profil_perf_sample *smp, uint64_t *pcs, size_t max)
 {
-	uint64_t nr = 0, i, pc;
+	uint64_t pc;
 	uint32_t depth = 0;
+	size_t i;
 
-	*used = n;
-	if (n < 8)
+	if (smp->ip < PROFIL_PC_KERNEL_MIN || smp->ip >= PROFIL_PC_WAIT_MIN)
 		return 0;
-	memcpy(&nr, p, 8);
-	if (nr > (n - 8) / 8)
-		return 0;
-	*used = 8 + 8 * (size_t)nr;
-	if (ip < PROFIL_PC_KERNEL_MIN || ip >= PROFIL_PC_WAIT_MIN)
-		return 0;
-	pcs[depth++] = ip;
-	for (i = 0; i < nr && depth < max; i++) {
-		memcpy(&pc, p + 8 + i * 8, 8);
-		if (pc >= (uint64_t)PERF_CONTEXT_MAX || (depth == 1 && pc == ip))
+	pcs[depth++] = smp->ip;
+	for (i = 0; i < smp->nchain && depth < max; i++) {
+		pc = profil_perf_u64(smp->chain + i * 8);
+		if (pc >= (uint64_t)PERF_CONTEXT_MAX || (depth == 1 && pc == smp->ip))
 			continue;
 		pcs[depth++] = pc;
 	}
@@ -796,57 +768,44 @@ sample_kernel(uint64_t ip, const uint8_t *p, size_t n, uint64_t *pcs, size_t max
 }
 
 /*
- * The user registers (rbx, rbp, rsp, rip: the order of their bits) and the stack copy after ip,
- * TID and TIME (and the kernel's callchain), walked by unwind tables into pcs[0..max).  Without
- * registers (a sample in a kernel thread's context) nothing; a 32-bit program, a cut.
+ * The user registers (rbx, rbp, rsp, rip: the order of their bits) and the stack copy,
+ * walked by unwind tables into pcs[0..max).  Without registers (a sample in a kernel thread's
+ * context) nothing; a 32-bit program, a cut.
  */
 static uint32_t
-sample_walk(struct profil_outside *s, struct profil_outside_image *im, const uint8_t *p,
-    size_t n, uint64_t *pcs, size_t max)
+sample_walk(struct profil_outside *s, struct profil_outside_image *im,
+    const struct profil_perf_sample *smp, uint64_t *pcs, size_t max)
 {
 	struct profil_unwind_regs regs;
-	uint64_t abi, size = 0, dyn = 0;
-	size_t off = 8;
 
-	if (n < 8 || max == 0)
-		return 0;
-	memcpy(&abi, p, 8);
-	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+	if (max == 0 || smp->regs_abi == PERF_SAMPLE_REGS_ABI_NONE)
 		return 0;
 	/* A 32-bit program: its objects and frames are not what the tables describe. */
-	if (abi != PERF_SAMPLE_REGS_ABI_64) {
+	if (smp->regs_abi != PERF_SAMPLE_REGS_ABI_64) {
 		pcs[0] = PROFIL_PC_CUT_RULE;
 		return 1;
 	}
-	if (n < 8 + 4 * 8 + 8)
+	if (smp->nregs < 4)
 		return 0;
-	memcpy(&regs.bx, p + 8, 8);
-	memcpy(&regs.fp, p + 16, 8);
-	memcpy(&regs.sp, p + 24, 8);
-	memcpy(&regs.pc, p + 32, 8);
-	off = 40;
-	memcpy(&size, p + off, 8);
-	off += 8;
-	if (size > n - off || (size > 0 && n - off - size < 8))
-		size = 0;
-	else if (size > 0)
-		memcpy(&dyn, p + off + size, 8);
-	if (dyn > size)
-		dyn = size;
-	return (uint32_t)profil_outside_unwind(s, im, &regs, p + off, (size_t)dyn, pcs, max);
+	regs.bx = smp->regs[0];
+	regs.fp = smp->regs[1];
+	regs.sp = smp->regs[2];
+	regs.pc = smp->regs[3];
+	return (uint32_t)profil_outside_unwind(s, im, &regs, smp->stack, (size_t)smp->stack_dyn,
+	    pcs, max);
 }
 
 /* A sample's stack walked by unwind tables, below the kernel's frames when it has them. */
 static uint32_t
-sample_stack(struct profil_outside *s, struct profil_outside_image *im, uint64_t ip,
-    const uint8_t *p, size_t n, uint64_t *pcs)
+sample_stack(struct profil_outside *s, struct profil_outside_image *im,
+    const struct profil_perf_sample *smp, uint64_t *pcs)
 {
-	size_t used = 0;
+	uint64_t ip = smp->ip;
 	uint32_t k = 0, u;
 
 	if (s->kernel)
-		k = sample_kernel(ip, p, n, pcs, s->opts.depth, &used);
-	u = sample_walk(s, im, p + used, n - used, pcs + k, s->opts.depth - k);
+		k = sample_kernel(smp, pcs, s->opts.depth);
+	u = sample_walk(s, im, smp, pcs + k, s->opts.depth - k);
 	if (k > 0)
 		return k + u;
 	/* In user space: the walk starts at ip, unless it could not (then ip, and its cut). */
@@ -859,21 +818,22 @@ sample_stack(struct profil_outside *s, struct profil_outside_image *im, uint64_t
 }
 
 static void
-on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
+on_sample(struct profil_outside *s, const uint8_t *rec, size_t len)
 {
 	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
+	struct profil_perf_sample smp;
 	struct profil_outside_image *im;
 	struct profil_outside_thread *th;
-	uint64_t ip, t;
+	uint64_t t;
 	uint32_t pid, tid, depth;
 	int row;
 
-	if (n < 24)
+	if (profil_perf_sample_parse(profil_outside_sample_type(s), PROFIL_OUTSIDE_REGS_USER, rec,
+	    len, &smp) < 0)
 		return;
-	memcpy(&ip, p, 8);
-	memcpy(&pid, p + 8, 4);
-	memcpy(&tid, p + 12, 4);
-	memcpy(&t, p + 16, 8);
+	pid = smp.pid;
+	tid = smp.tid;
+	t = smp.time;
 	s->stats.samples++;
 	if ((pid_t)pid == s->self)
 		return;		/* -a: profil itself */
@@ -881,9 +841,9 @@ on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 	if (im == NULL || im->skip)
 		return;
 	if (s->opts.depth > 1 && !s->opts.frame_pointers)
-		depth = sample_stack(s, im, ip, p + 24, n - 24, pcs);
+		depth = sample_stack(s, im, &smp, pcs);
 	else
-		depth = sample_chain(s, ip, p + 24, n - 24, pcs);
+		depth = sample_chain(s, &smp, pcs);
 	row = sample_add(im, tid, pcs, depth, 1);
 	if (row < 0) {
 		im->lost++;
@@ -901,24 +861,24 @@ on_sample(struct profil_outside *s, const uint8_t *p, size_t n)
 }
 
 static void
-on_comm(struct profil_outside *s, const uint8_t *rec, size_t len, int exec)
+on_comm(struct profil_outside *s, const uint8_t *rec, size_t len)
 {
-	const struct perf_event_header *h = (const void *)rec;
 	struct profil_outside_image *old, *im;
-	struct sample_id id;
+	struct profil_perf_comm c;
 	uint32_t pid, tid;
-	const char *comm = (const char *)rec + sizeof(*h) + 8;
+	const char *comm;
 	size_t clen;
 	uint32_t ppid = 0;
 	uint64_t base = 0, old_base = 0;
 	int first, skip;
 
-	if (trailer(rec, len, 8, &id) < 0)
+	if (profil_perf_comm_parse(profil_outside_sample_type(s), rec, len, &c) < 0)
 		return;
-	memcpy(&pid, rec + sizeof(*h), 4);
-	memcpy(&tid, rec + sizeof(*h) + 4, 4);
-	clen = strnlen(comm, len - sizeof(*h) - 8 - 16);
-	if (!exec) {
+	pid = c.pid;
+	tid = c.tid;
+	comm = c.comm;
+	clen = c.comm_len;
+	if (!c.exec) {
 		im = profil_outside_image_of(s, (pid_t)pid, 1);
 		if (im != NULL)
 			thread_name(im, tid, comm, clen);
@@ -935,7 +895,7 @@ on_comm(struct profil_outside *s, const uint8_t *rec, size_t len, int exec)
 		ppid = old->ppid;
 		/* The command's first image is recorded, whatever ran under its pid before (-a). */
 		skip = !first && (!s->opts.follow_exec || old->skip);
-		old->end_ns = id.time + (uint64_t)s->realtime_offset;
+		old->end_ns = c.id.time + (uint64_t)s->realtime_offset;
 		profil_outside_image_end(s, old, PROFIL_EXIT_EXEC, 0);
 		/* Where the old image's count ended, this one's starts (read now, as late). */
 		base = old_base;
@@ -959,7 +919,7 @@ on_comm(struct profil_outside *s, const uint8_t *rec, size_t len, int exec)
 		s->root_execed = 1;
 		im->hold = 1;
 	}
-	im->start_ns = id.time + (uint64_t)s->realtime_offset;
+	im->start_ns = c.id.time + (uint64_t)s->realtime_offset;
 	free(im->progname);
 	im->progname = strndup(comm, clen < 16 ? clen : 16);
 	if (im->progname == NULL)
@@ -973,17 +933,18 @@ static void
 on_fork(struct profil_outside *s, const uint8_t *rec, size_t len)
 {
 	struct profil_outside_image *parent, *im;
+	struct profil_perf_task task;
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
 	size_t i;
 
-	if (len < sizeof(struct perf_event_header) + 24)
+	if (profil_perf_task_parse(rec, len, &task) < 0)
 		return;
-	memcpy(&pid, rec + 8, 4);
-	memcpy(&ppid, rec + 12, 4);
-	memcpy(&tid, rec + 16, 4);
-	memcpy(&ptid, rec + 20, 4);
-	memcpy(&time, rec + 24, 8);
+	pid = task.pid;
+	ppid = task.ppid;
+	tid = task.tid;
+	ptid = task.ptid;
+	time = task.time;
 	/* A process is never its own parent: such a record is not the kernel's, and is dropped. */
 	if (pid == tid && pid == ppid)
 		return;
@@ -1026,14 +987,15 @@ static void
 on_exit_record(struct profil_outside *s, const uint8_t *rec, size_t len)
 {
 	struct profil_outside_image *im;
+	struct profil_perf_task task;
 	uint32_t pid, tid;
 	uint64_t time;
 
-	if (len < sizeof(struct perf_event_header) + 24)
+	if (profil_perf_task_parse(rec, len, &task) < 0)
 		return;
-	memcpy(&pid, rec + 8, 4);
-	memcpy(&tid, rec + 16, 4);
-	memcpy(&time, rec + 24, 8);
+	pid = task.pid;
+	tid = task.tid;
+	time = task.time;
 	im = profil_outside_image_of(s, (pid_t)pid, 0);
 	if (im == NULL)
 		return;
@@ -1054,53 +1016,37 @@ on_exit_record(struct profil_outside *s, const uint8_t *rec, size_t len)
 static void
 on_mmap2(struct profil_outside *s, const uint8_t *rec, size_t len)
 {
-	const struct perf_event_header *h = (const void *)rec;
 	struct profil_outside_image *im;
-	uint64_t addr, mlen, pgoff;
-	uint32_t pid, prot, bidlen = 0;
-	const uint8_t *bid = NULL;
-	const size_t fixed = 8 + 24 + 24 + 8;	/* pid/tid, addr/len/pgoff, ids, prot/flags */
-	struct sample_id id;
-	const char *path;
+	struct profil_perf_mmap m;
 
-	if (trailer(rec, len, fixed, &id) < 0)
+	if (profil_perf_mmap2_parse(profil_outside_sample_type(s), rec, len, &m) < 0)
 		return;
-	memcpy(&pid, rec + 8, 4);
-	memcpy(&addr, rec + 16, 8);
-	memcpy(&mlen, rec + 24, 8);
-	memcpy(&pgoff, rec + 32, 8);
-	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-		bidlen = rec[40];
-		bid = rec + 44;
-		if (bidlen > 20)
-			bidlen = 0;
-	}
-	memcpy(&prot, rec + 64, 4);
-	path = (const char *)rec + 8 + fixed;
-	im = profil_outside_image_of(s, (pid_t)pid, 1);
-	if (im == NULL || mlen == 0)
+	im = profil_outside_image_of(s, (pid_t)m.pid, 1);
+	if (im == NULL || m.len == 0)
 		return;
-	map_add(s, im, addr, mlen, pgoff, prot, bid, bidlen, path,
-	    strnlen(path, len - 8 - fixed - 16), id.time + (uint64_t)s->realtime_offset);
+	map_add(s, im, m.addr, m.len, m.pgoff, m.prot, m.build_id, m.build_id_len, m.path,
+	    m.path_len, m.id.time + (uint64_t)s->realtime_offset);
 }
 
 void
 profil_outside_apply(struct profil_outside *s, const uint8_t *rec, size_t len)
 {
-	const struct perf_event_header *h = (const void *)rec;
+	struct perf_event_header h;
 	struct profil_outside_image *im;
-	struct sample_id id;
-	uint64_t n;
+	struct profil_perf_lost lost;
 
-	switch (h->type) {
+	if (len < sizeof(h))
+		return;
+	memcpy(&h, rec, sizeof(h));
+	switch (h.type) {
 	case PERF_RECORD_SAMPLE:
-		on_sample(s, rec + sizeof(*h), len - sizeof(*h));
+		on_sample(s, rec, len);
 		break;
 	case PERF_RECORD_MMAP2:
 		on_mmap2(s, rec, len);
 		break;
 	case PERF_RECORD_COMM:
-		on_comm(s, rec, len, (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+		on_comm(s, rec, len);
 		break;
 	case PERF_RECORD_FORK:
 		on_fork(s, rec, len);
@@ -1109,13 +1055,12 @@ profil_outside_apply(struct profil_outside *s, const uint8_t *rec, size_t len)
 		on_exit_record(s, rec, len);
 		break;
 	case PERF_RECORD_LOST:
-		if (len < sizeof(*h) + 16)
+		if (profil_perf_lost_parse(profil_outside_sample_type(s), rec, len, &lost) < 0)
 			break;
-		memcpy(&n, rec + sizeof(*h) + 8, 8);
-		s->stats.lost += n;
-		if (trailer(rec, len, 16, &id) == 0 &&
-		    (im = profil_outside_image_of(s, (pid_t)id.pid, 0)) != NULL)
-			im->lost += n;
+		s->stats.lost += lost.lost;
+		if (lost.has_id && (im = profil_outside_image_of(s, (pid_t)lost.id_all.pid, 0)) !=
+		    NULL)
+			im->lost += lost.lost;
 		break;
 	case PERF_RECORD_THROTTLE:
 		s->stats.throttled++;

@@ -160,4 +160,69 @@ void profil_outside_finish(struct profil_outside *s);
 
 void profil_outside_stats(const struct profil_outside *s, struct profil_outside_stats *st);
 
+/* The run (run.c): what profil record does with a session once it has one. */
+
+/* Processes one -p may name. */
+#define PROFIL_OUTSIDE_ATTACH_MAX	64
+
+/*
+ * A live view of the recording (profil top): fn(s, woken, arg) every every_ns, and as soon as
+ * fd (-1: none) is readable (woken 1).  fn returns 1 to end the recording.
+ */
+struct profil_outside_watch {
+	uint64_t every_ns;
+	int fd;
+	int (*fn)(struct profil_outside *s, int woken, void *arg);
+	void *arg;
+};
+
+struct profil_outside_run {
+	uint64_t wall_ns;			/* --wall: how often waits are sampled; 0 */
+	const struct profil_outside_watch *watch;	/* or NULL */
+	/* Says a problem to the user, about subject (profil_cmd_error's form). */
+	void (*say)(const char *what, const char *subject);
+	/*
+	 * -p and -a: called once the events are on, before anything is read; s's output
+	 * directory may be set here (profil_outside_set_dirfd).  Non-zero gives up (-p).
+	 */
+	int (*ready)(struct profil_outside *s, int threads, void *arg);
+	void *arg;
+};
+
+/*
+ * profil_outside_run_command - runs cmd recorded by s (opts.system_wide: with every process):
+ * forked, held before exec until its events are open (the kernel enables them at the exec),
+ * released, and read until it ends, or until ro->watch ends the recording (the command then
+ * gets SIGINT, as from a ^C).  Our SIGTERM and SIGHUP are forwarded to it; SIGINT and SIGQUIT
+ * are ignored (its terminal sends them to it).  The session is finished and given the
+ * command's status, which *status gets.  Returns 0; or -errno when the command did not run:
+ * err holds why the events were refused (EACCES, EPERM, ENOSYS, ENOENT: the inside recorder
+ * may stand in), or is "" when ro->say has said it.
+ */
+int profil_outside_run_command(struct profil_outside *s, char **cmd,
+    const struct profil_outside_run *ro, int *status, char *err, size_t errlen);
+
+/*
+ * profil_outside_run_attach - profil record -p: the events are put on the n running processes
+ * (at most PROFIL_OUTSIDE_ATTACH_MAX), which are never stopped or touched otherwise, and read
+ * until each has ended or SIGINT, SIGTERM or SIGHUP comes; then the session is finished and
+ * they run on.  Returns 0, or -1 after ro->say (a process not attached to) or ro->ready.
+ */
+int profil_outside_run_attach(struct profil_outside *s, const pid_t *pids, size_t n,
+    const struct profil_outside_run *ro);
+
+/*
+ * profil_outside_run_system - profil record -a alone: every process of the machine until
+ * SIGINT, SIGTERM or SIGHUP.  Returns 0, or -1 after ro->say.
+ */
+int profil_outside_run_system(struct profil_outside *s, const struct profil_outside_run *ro);
+
+/*
+ * profil_outside_notes - what a finished session says that the user should know, through say:
+ * lost samples, throttling, unread waits and JIT names, stacks cut short, a profile not
+ * written (about dir, or its file).  Returns -1 when a profile was not written, else 0.
+ */
+int profil_outside_notes(struct profil_outside *s, const char *dir,
+    void (*say)(const char *what, const char *subject));
+
 #endif /* PROFIL_OUTSIDE_H */

@@ -7,6 +7,7 @@
 #ifndef PROFIL_OUTSIDE_SESSION_H
 #define PROFIL_OUTSIDE_SESSION_H
 
+#include <asm/perf_regs.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -15,6 +16,7 @@
 #include "format/format.h"
 #include "jit/jit.h"
 #include "outside.h"
+#include "perf/perf.h"
 #include "profile/samples.h"
 #include "report/index.h"
 
@@ -22,9 +24,7 @@
 struct profil_outside_ring {
 	int fd;				/* the event the ring belongs to */
 	int cpu;
-	void *map;			/* the metadata page, then the data */
-	uint8_t *data;
-	size_t size;			/* data bytes, a power of two */
+	struct profil_perf_ring ring;	/* ring.meta: the mapping */
 	size_t map_len;
 };
 
@@ -157,6 +157,10 @@ struct profil_outside {
 };
 
 /* events.c */
+/* What the events' samples hold, and their user registers: rbx, rbp, rsp, rip in this order. */
+uint64_t profil_outside_sample_type(const struct profil_outside *s);
+#define PROFIL_OUTSIDE_REGS_USER	((1u << PERF_REG_X86_BX) | (1u << PERF_REG_X86_BP) | \
+	(1u << PERF_REG_X86_SP) | (1u << PERF_REG_X86_IP))
 int profil_outside_rings_open(struct profil_outside *s, pid_t pid, int on_exec, char *err,
     size_t errlen);
 int profil_outside_event_add(struct profil_outside *s, pid_t tid, char *err, size_t errlen);

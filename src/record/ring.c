@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "perf/perf.h"
 #include "record.h"
 
 #if defined(__x86_64__)
@@ -46,10 +47,8 @@
  */
 struct ring {
 	pid_t tid;			/* 0: free */
-	int timed;			/* samples carry the kernel's CLOCK_MONOTONIC time */
-	struct perf_event_mmap_page *meta;
-	uint8_t *data;
-	size_t size;			/* data bytes, a power of two */
+	uint64_t sample_type;		/* PERF_SAMPLE_TIME: the kernel's CLOCK_MONOTONIC time */
+	struct profil_perf_ring ring;
 	size_t map_len;
 };
 
@@ -80,40 +79,33 @@ copy_for(size_t size, unsigned int hz)
 	return per < STACK_COPY ? per : STACK_COPY;
 }
 
-static int
-ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size, int timed)
+static void
+ring_desc(struct profil_perf_desc *d, unsigned int hz, int stacks, size_t size, int timed)
 {
-	memset(attr, 0, sizeof(*attr));
-	attr->type = PERF_TYPE_SOFTWARE;
-	attr->size = sizeof(*attr);
-	attr->config = PERF_COUNT_SW_TASK_CLOCK;
-	attr->sample_period = 1000000000ULL / hz;
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	memset(d, 0, sizeof(*d));
+	d->period_ns = 1000000000ULL / hz;
+	d->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
 	/*
 	 * When each sample was taken, on the clock the signal handler reads (use_clockid, Linux
 	 * 4.1): a drain 10 ms later would blur the times by as much.
 	 */
 	if (timed) {
-		attr->sample_type |= PERF_SAMPLE_TIME;
-		attr->use_clockid = 1;
-		attr->clockid = CLOCK_MONOTONIC;
+		d->sample_type |= PERF_SAMPLE_TIME;
+		d->monotonic = 1;
 	}
 	if (stacks && profil_rec.stacks.unwind != NULL) {
-		attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		attr->sample_regs_user = REGS_USER;
-		attr->sample_stack_user = (uint32_t)copy_for(size, hz);
+		d->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		d->regs_user = REGS_USER;
+		d->stack_user = (uint32_t)copy_for(size, hz);
 	} else if (stacks) {
-		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		attr->sample_max_stack = 127;
+		d->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		d->max_stack = 127;
 	}
-	/* perf_event_paranoid 2 allows user-space-only sampling of one's own threads. */
-	attr->exclude_kernel = 1;
-	attr->exclude_hv = 1;
-	attr->exclude_callchain_kernel = 1;
-	/* Wakeups off: nobody sleeps on these fds, the flusher polls on its own clock. */
-	attr->watermark = 1;
-	attr->wakeup_watermark = (uint32_t)size;
-	return 0;
+	/*
+	 * User space alone (perf_event_paranoid 2 allows it for one's own threads).  Wakeups
+	 * off: nobody sleeps on these fds, the flusher polls on its own clock.
+	 */
+	d->wakeup_bytes = (uint32_t)size;
 }
 
 /*
@@ -123,7 +115,7 @@ ring_attr(struct perf_event_attr *attr, unsigned int hz, int stacks, size_t size
 int
 profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 {
-	struct perf_event_attr attr;
+	struct profil_perf_desc d;
 	struct ring *r = NULL;
 	size_t i, size;
 	void *m;
@@ -153,16 +145,16 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 	}
 	size = ring_pages * (size_t)page;
 	for (;;) {
-		ring_attr(&attr, hz, stacks, size, timed);
+		ring_desc(&d, hz, stacks, size, timed);
 		profil_seccomp_step("perf_event_open");
-		fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = profil_perf_open(&d, tid, -1);
 		/* A kernel without use_clockid: times are then the drain's. */
-		if (fd < 0 && errno == EINVAL && timed) {
+		if (fd == -EINVAL && timed) {
 			timed = 0;
 			continue;
 		}
 		if (fd < 0)
-			return -errno;
+			return fd;
 		/*
 		 * Unprivileged, ring pages count against perf_event_mlock_kb and then
 		 * RLIMIT_MEMLOCK: with many threads, smaller rings (drained as often) beat
@@ -184,40 +176,27 @@ profil_ring_open(pid_t tid, unsigned int hz, int stacks)
 			return e;
 		}
 		/* A smaller ring than asked for: a smaller stack copy, so that samples fit. */
-		if (!cfi || copy_for(size, hz) == attr.sample_stack_user)
+		if (!cfi || copy_for(size, hz) == d.stack_user)
 			break;
 		munmap(m, size + (size_t)page);
 		close(fd);
 	}
 	close(fd);
-	r->meta = m;
-	r->data = (uint8_t *)m + page;
-	r->size = size;
+	profil_perf_ring_init(&r->ring, m, (size_t)page, size);
 	r->map_len = size + (size_t)page;
-	r->timed = timed;
+	r->sample_type = d.sample_type;
 	r->tid = tid;
 	profil_ring_stats.threads++;
 	return 0;
 }
 
-static void
-copy_out(const struct ring *r, uint64_t from, void *dst, size_t n)
-{
-	size_t off = (size_t)(from & (r->size - 1));
-	size_t first = r->size - off < n ? r->size - off : n;
-
-	memcpy(dst, r->data + off, first);
-	memcpy((uint8_t *)dst + first, r->data, n - first);
-}
-
 /*
- * The walk by unwind tables of a sample's registers and stack copy: rec[2..] holds the
- * registers' ABI, bx, bp, sp, ip, the copy's size, the copy and the size the kernel filled
- * (rec[0] and rec[1] are the caller's).  The space is entered as the signal handler enters it:
- * builders do not take the recorder lock while they free.
+ * The walk by unwind tables of a sample's registers (bx, bp, sp, ip: REGS_USER's bits in
+ * order) and stack copy.  The space is entered as the signal handler enters it: builders do
+ * not take the recorder lock while they free.
  */
 static size_t
-walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
+walk_copy(const struct profil_perf_sample *smp, uint64_t *pcs, size_t max)
 {
 	struct profil_unwind_shared *u = profil_rec.stacks.unwind;
 	struct profil_unwind_slot *slot;
@@ -227,21 +206,17 @@ walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
 	struct profil_unwind_regs regs;
 	struct profil_unwind_memory mem;
 	enum profil_unwind_end end;
-	uint64_t size, dyn;
 
-	if (words < 9 || rec[2] == PERF_SAMPLE_REGS_ABI_NONE)
+	if (smp->regs_abi == PERF_SAMPLE_REGS_ABI_NONE || smp->nregs < 4 ||
+	    smp->stack_size % 8 != 0)
 		return 0;
-	regs.bx = rec[3];
-	regs.fp = rec[4];
-	regs.sp = rec[5];
-	regs.pc = rec[6];
-	size = rec[7];
-	if (size % 8 != 0 || size / 8 > words - 8)
-		return 0;
-	dyn = size > 0 && size / 8 < words - 8 ? rec[8 + size / 8] : 0;
+	regs.bx = smp->regs[0];
+	regs.fp = smp->regs[1];
+	regs.sp = smp->regs[2];
+	regs.pc = smp->regs[3];
 	mem.lo = regs.sp;
-	mem.hi = regs.sp + (dyn < size ? dyn : size);
-	mem.data = (const uint8_t *)(rec + 8);
+	mem.hi = regs.sp + smp->stack_dyn;
+	mem.data = smp->stack;
 	if (mem.hi < mem.lo)
 		mem.hi = mem.lo;
 	space = profil_unwind_enter(u, &slot);
@@ -252,71 +227,57 @@ walk_copy(const uint64_t *rec, size_t words, uint64_t *pcs, size_t max)
 
 /* A sample: ip, pid and tid, the time if timed, then the call chain or the registers. */
 static void
-take_sample(const uint64_t *rec, size_t words, int stacks, int timed)
+take_sample(const struct ring *r, const uint8_t *rec, size_t len, int stacks)
 {
 	/* 8 KiB: static, not on the stack of a fatal signal's flush; the lock is held. */
 	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
-	uint64_t ip, nr, i, when;
-	size_t depth = 0;
-	uint32_t tid;
+	struct profil_perf_sample smp;
+	uint64_t when, pc;
+	size_t depth = 0, i;
 
-	if (words < 2 + (size_t)timed)
+	if (profil_perf_sample_parse(r->sample_type, REGS_USER, rec, len, &smp) < 0)
 		return;
-	ip = rec[0];
-	tid = (uint32_t)(rec[1] >> 32);
-	when = timed ? rec[2] : profil_monotonic_ns();
-	/* What follows the time is read as if it came right after the tid. */
-	rec += timed;
-	words -= (size_t)timed;
+	when = r->sample_type & PERF_SAMPLE_TIME ? smp.time : profil_monotonic_ns();
 	if (stacks && profil_rec.stacks.unwind != NULL) {
-		depth = walk_copy(rec, words, pcs, profil_rec.depth);
-	} else if (stacks && words >= 3) {
-		nr = rec[2];
-		if (nr > words - 3)
-			nr = words - 3;
+		depth = walk_copy(&smp, pcs, profil_rec.depth);
+	} else if (stacks) {
 		/* Context markers (PERF_CONTEXT_USER...) sit at the top of the address space. */
-		for (i = 0; i < nr && depth < profil_rec.depth; i++)
-			if (rec[3 + i] < (uint64_t)PERF_CONTEXT_MAX)
-				pcs[depth++] = rec[3 + i];
+		for (i = 0; i < smp.nchain && depth < profil_rec.depth; i++) {
+			pc = profil_perf_u64(smp.chain + 8 * i);
+			if (pc < (uint64_t)PERF_CONTEXT_MAX)
+				pcs[depth++] = pc;
+		}
 	}
-	if (depth == 0 || pcs[0] != ip) {
+	if (depth == 0 || pcs[0] != smp.ip) {
 		/* The interrupted pc leads, as in the signal path. */
 		if (depth == profil_rec.depth)
 			depth--;
 		memmove(pcs + 1, pcs, depth * sizeof(pcs[0]));
-		pcs[0] = ip;
+		pcs[0] = smp.ip;
 		depth++;
 	}
 	depth = profil_stacks_drop_self(&profil_rec.stacks, pcs, depth);
-	profil_stacks_add(&profil_rec.stacks, tid, pcs, depth, 1, when);
+	profil_stacks_add(&profil_rec.stacks, smp.tid, pcs, depth, 1, when);
 	profil_ring_stats.samples++;
 }
 
 static void
 drain(struct ring *r)
 {
-	static uint64_t rec[RECORD_MAX / 8];	/* as pcs in take_sample() */
-	uint64_t head, tail;
+	static uint64_t buf[RECORD_MAX / 8];	/* as pcs in take_sample() */
+	struct profil_perf_lost lost;
+	const uint8_t *rec;
+	size_t len;
 	int stacks = profil_rec.depth > 1;
 
-	head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	tail = r->meta->data_tail;
-	while (tail < head) {
-		struct perf_event_header h;
-
-		copy_out(r, tail, &h, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;
-		if (h.size <= sizeof(rec)) {
-			copy_out(r, tail, rec, h.size);
-			if (h.type == PERF_RECORD_SAMPLE)
-				take_sample(rec + 1, (h.size - sizeof(h)) / 8, stacks, r->timed);
-			else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16)
-				profil_ring_stats.lost += rec[2];
-		}
-		tail += h.size;
+	profil_perf_ring_begin(&r->ring);
+	while ((rec = profil_perf_ring_next(&r->ring, buf, sizeof(buf), &len, NULL)) != NULL) {
+		if (((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE)
+			take_sample(r, rec, len, stacks);
+		else if (profil_perf_lost_parse(r->sample_type, rec, len, &lost) == 0)
+			profil_ring_stats.lost += lost.lost;
 	}
-	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	profil_perf_ring_end(&r->ring);
 	/* A ring holds more samples than the queue of times: emptied after each. */
 	profil_record_times_drain();
 }
@@ -343,7 +304,7 @@ release(struct ring *r, int do_drain)
 	/* Unpublished before it is unmapped: no drain may ever read a ring that is gone. */
 	r->tid = 0;
 	atomic_signal_fence(memory_order_seq_cst);
-	munmap(r->meta, r->map_len);
+	munmap(r->ring.meta, r->map_len);
 }
 
 /* A thread ends: what its ring holds goes to the table, then the event is closed. */

@@ -10,59 +10,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bytes.h"
 #include "../tap.h"
 #include "cfi/cfi.h"
 
 /* A .eh_frame at image address 0x10000: one CIE (x86-64's), then one FDE per call. */
-struct sec {
-	uint8_t b[512];
-	size_t n;
-};
 
 static void
-put(struct sec *s, const void *p, size_t n)
-{
-	memcpy(s->b + s->n, p, n);
-	s->n += n;
-}
-
-static void
-put32(struct sec *s, uint32_t v)
-{
-	put(s, &v, 4);
-}
-
-static void
-cie(struct sec *s)
+cie(struct test_bytes *s)
 {
 	/* "zR", code 1, data -8, ra 16, fde pcrel|sdata4; def_cfa rsp+8, offset r16 at cfa-8. */
 	static const uint8_t body[] = { 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b,
 	    0x0c, 7, 8, 0x90, 1, 0, 0 };
 
-	put32(s, 4 + sizeof(body));
-	put32(s, 0);
-	put(s, body, sizeof(body));
+	bytes_put32(s, 4 + sizeof(body));
+	bytes_put32(s, 0);
+	bytes_put(s, body, sizeof(body));
 }
 
 /* An FDE for [begin, begin + len) with instructions insns. */
 static void
-fde(struct sec *s, uint64_t vaddr, uint64_t begin, uint32_t len, const uint8_t *insns,
+fde(struct test_bytes *s, uint64_t vaddr, uint64_t begin, uint32_t len, const uint8_t *insns,
     size_t ninsns)
 {
 	size_t at = s->n, pad = (4 - (8 + 4 + 4 + 1 + ninsns) % 4) % 4;
 	uint32_t id;
 	int32_t rel;
 
-	put32(s, (uint32_t)(4 + 4 + 4 + 1 + ninsns + pad));
+	bytes_put32(s, (uint32_t)(4 + 4 + 4 + 1 + ninsns + pad));
 	id = (uint32_t)(s->n - 0);	/* from this field back to the CIE at 0 */
-	put32(s, id);
+	bytes_put32(s, id);
 	rel = (int32_t)(begin - (vaddr + s->n));
-	put(s, &rel, 4);
-	put32(s, len);
-	put(s, "\0", 1);	/* augmentation data length */
-	put(s, insns, ninsns);
+	bytes_put(s, &rel, 4);
+	bytes_put32(s, len);
+	bytes_put(s, "\0", 1);	/* augmentation data length */
+	bytes_put(s, insns, ninsns);
 	while (pad-- > 0)
-		put(s, "\0", 1);
+		bytes_put(s, "\0", 1);
 	(void)at;
 }
 
@@ -77,7 +61,7 @@ main(void)
 {
 	const uint64_t va = 0x10000;
 	struct profil_unwind_table t;
-	struct sec s;
+	struct test_bytes s;
 	const struct profil_unwind_row *r;
 
 	/* A prologue: push rbp; mov rsp, rbp; ... an epilogue with remember/restore_state. */
