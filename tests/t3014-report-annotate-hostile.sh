@@ -12,8 +12,8 @@ R=$ROOT/tests/report
 mkdir src &&
 cc -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -I"$ROOT/include" -I"$ROOT/src" \
 	-fdebug-prefix-map="$R=$TRASH/src" -o mk "$R/mkstacks.c" \
-	"$B"/cli/src/format/*.o "$B"/cli/src/report/*.o "$B"/cli/src/cfi/object.o \
-	"$B"/cli/src/cfi/frame.o "$B"/cli/src/cfi/zlib.o "$B"/cli/src/sample/walk.o \
+	"$B"/cli/src/format/*.o "$B"/cli/src/report/*.o "$B"/cli/src/cfi/*.o \
+	"$B"/cli/src/sample/walk.o \
 	-L"$B/tests/report" -Wl,-rpath,"$B/tests/report" -lshared -ldl -ldw -lelf -lz -liberty -lm ||
 	echo "not ok - mkstacks built with its source in ./src"
 objcopy --strip-debug "$B/tests/report/libplugin.so" nodebug.so
