@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/append.h"
 #include "base/write.h"
 #include "record.h"
 
@@ -54,30 +55,6 @@ profil_record_system_mark(void)
 	system_start_ns = system_ns();
 }
 
-/* Appends s to dst (capacity cap) at *len; no snprintf, which is not async-signal-safe. */
-static void
-append(char *dst, size_t cap, size_t *len, const char *s)
-{
-	while (*s != '\0' && *len + 1 < cap)
-		dst[(*len)++] = *s++;
-	dst[*len] = '\0';
-}
-
-static void
-append_uint(char *dst, size_t cap, size_t *len, unsigned long v)
-{
-	char digits[24];
-	int n = 0;
-
-	do {
-		digits[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0);
-	while (n > 0 && *len + 1 < cap)
-		dst[(*len)++] = digits[--n];
-	dst[*len] = '\0';
-}
-
 int
 profil_record_dir_fd(void)
 {
@@ -108,19 +85,20 @@ profil_record_choose_path(void)
 	int dfd = profil_record_dir_fd();
 
 	for (n = 0; n < 1000; n++) {
+		char *path = profil_rec.path;
+		const size_t cap = sizeof(profil_rec.path);
 		size_t len = 0;
 
-		append(profil_rec.path, sizeof(profil_rec.path), &len, profil_rec.dir);
-		append(profil_rec.path, sizeof(profil_rec.path), &len, "/");
-		append(profil_rec.path, sizeof(profil_rec.path), &len, profil_rec.progname);
-		append(profil_rec.path, sizeof(profil_rec.path), &len, ".");
-		append_uint(profil_rec.path, sizeof(profil_rec.path), &len,
-		    (unsigned long)profil_rec.pid);
+		len = profil_append(path, len, cap, profil_rec.dir);
+		len = profil_append(path, len, cap, "/");
+		len = profil_append(path, len, cap, profil_rec.progname);
+		len = profil_append(path, len, cap, ".");
+		len = profil_append_uint(path, len, cap, (unsigned long)profil_rec.pid);
 		if (n > 0) {
-			append(profil_rec.path, sizeof(profil_rec.path), &len, ".");
-			append_uint(profil_rec.path, sizeof(profil_rec.path), &len, n);
+			len = profil_append(path, len, cap, ".");
+			len = profil_append_uint(path, len, cap, n);
 		}
-		append(profil_rec.path, sizeof(profil_rec.path), &len, ".profil");
+		(void)profil_append(path, len, cap, ".profil");
 		if (fstatat(dfd, at_name(dfd, profil_rec.path), &st, AT_SYMLINK_NOFOLLOW) != 0 &&
 		    errno == ENOENT)
 			return 0;
@@ -360,9 +338,9 @@ report(int err)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path + 1, profil_rec.report, profil_rec.report_len);
-	append_uint(msg, sizeof(msg), &len, (unsigned long)err);
-	append(msg, sizeof(msg), &len, " ");
-	append(msg, sizeof(msg), &len, profil_rec.path);
+	len = profil_append_uint(msg, len, sizeof(msg), (unsigned long)err);
+	len = profil_append(msg, len, sizeof(msg), " ");
+	len = profil_append(msg, len, sizeof(msg), profil_rec.path);
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
@@ -387,14 +365,14 @@ profil_record_flush_locked(uint32_t exit_kind, int32_t exit_code, const struct p
 	dfd = profil_record_dir_fd();
 	profil_record_maps_snapshot();
 	profil_record_threads_scan();
-	append(tmp, sizeof(tmp), &len, profil_rec.dir);
-	append(tmp, sizeof(tmp), &len, "/.");
-	append(tmp, sizeof(tmp), &len, profil_rec.progname);
-	append(tmp, sizeof(tmp), &len, ".");
-	append_uint(tmp, sizeof(tmp), &len, (unsigned long)profil_rec.pid);
-	append(tmp, sizeof(tmp), &len, ".");
-	append_uint(tmp, sizeof(tmp), &len, tmp_serial++);
-	append(tmp, sizeof(tmp), &len, ".tmp");
+	len = profil_append(tmp, len, sizeof(tmp), profil_rec.dir);
+	len = profil_append(tmp, len, sizeof(tmp), "/.");
+	len = profil_append(tmp, len, sizeof(tmp), profil_rec.progname);
+	len = profil_append(tmp, len, sizeof(tmp), ".");
+	len = profil_append_uint(tmp, len, sizeof(tmp), (unsigned long)profil_rec.pid);
+	len = profil_append(tmp, len, sizeof(tmp), ".");
+	len = profil_append_uint(tmp, len, sizeof(tmp), tmp_serial++);
+	len = profil_append(tmp, len, sizeof(tmp), ".tmp");
 	fd = profil_tmp_create(dfd, at_name(dfd, tmp));
 	if (fd < 0) {
 		r = fd;

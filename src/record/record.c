@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "base/append.h"
 #include "protocol.h"
 #include "life.h"
 #include "record.h"
@@ -100,8 +101,7 @@ profil_record_warn_errno(const char *what, const char *subject, int err)
 		return;
 	profil_rec.warned = 1;
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		for (const char *p = parts[i]; p != NULL && *p != '\0' && n < sizeof(line) - 1; p++)
-			line[n++] = *p;
+		n = profil_append(line, n, sizeof(line) - 1, parts[i]);
 	line[n++] = '\n';	/* kept even when the line is cut */
 	if (n >= 2 && line[n - 2] == '\n')
 		n--;
