@@ -12,7 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
+#include <elf.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -421,26 +421,33 @@ resolve_command(const char *name, char *out, size_t cap)
 static int
 is_static_elf(const char *path)
 {
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	size_t n, i;
-	int fd, r = 0;
-	Elf *e;
+	union { Elf64_Ehdr e64; Elf32_Ehdr e32; } eh;
+	union { Elf64_Phdr p64; Elf32_Phdr p32; } ph;
+	uint64_t phoff = 0;
+	unsigned int n = 0, size = 0, i, type;
+	int fd, wide, r = 0;
 
 	fd = profil_file_open_regular(path, NULL);
 	if (fd < 0)
 		return 0;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (e != NULL && elf_kind(e) == ELF_K_ELF && gelf_getehdr(e, &eh) != NULL &&
-	    eh.e_type == ET_EXEC && elf_getphdrnum(e, &n) == 0) {
-		r = 1;
-		for (i = 0; i < n; i++)
-			if (gelf_getphdr(e, (int)i, &ph) != NULL && ph.p_type == PT_INTERP)
+	/* The header's fields, 32- or 64-bit, little-endian (the machines profil runs on). */
+	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+	    memcmp(eh.e64.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e64.e_ident[EI_DATA] == ELFDATA2LSB) {
+		wide = eh.e64.e_ident[EI_CLASS] == ELFCLASS64;
+		type = wide ? eh.e64.e_type : eh.e32.e_type;
+		phoff = wide ? eh.e64.e_phoff : eh.e32.e_phoff;
+		n = wide ? eh.e64.e_phnum : eh.e32.e_phnum;
+		size = wide ? eh.e64.e_phentsize : eh.e32.e_phentsize;
+		r = type == ET_EXEC && (eh.e64.e_ident[EI_CLASS] == ELFCLASS32 || wide) &&
+		    size == (wide ? sizeof(ph.p64) : sizeof(ph.p32));
+		for (i = 0; r && i < n; i++) {
+			if (pread(fd, &ph, size, (off_t)(phoff + (uint64_t)i * size)) != (ssize_t)size)
 				r = 0;
+			else if ((wide ? ph.p64.p_type : ph.p32.p_type) == PT_INTERP)
+				r = 0;
+		}
 	}
-	if (e != NULL)
-		elf_end(e);
 	close(fd);
 	return r;
 }

@@ -9,8 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <elfutils/libdwelf.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/buildid.h"
 #include "base/hash.h"
 #include "profile/maps.h"
 #include "session.h"
@@ -238,27 +237,17 @@ thread_name_after(struct profil_outside_image *im, uint32_t tid,
 	thread_name(im, tid, name, strlen(name));
 }
 
-/* The GNU build-id of an ELF file, through elfutils; 0 when there is none or no regular file. */
+/* The GNU build-id of an ELF file; 0 when there is none or no regular file. */
 static uint32_t
 file_build_id(const char *path, uint8_t *id)
 {
-	const void *p;
-	ssize_t n = 0;
-	Elf *e;
+	uint8_t note[4096];
+	size_t n = 0;
 	int fd = profil_file_open_regular(path, NULL);
 
 	if (fd < 0)
 		return 0;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e != NULL) {
-		n = dwelf_elf_gnu_build_id(e, &p);
-		if (n > 0 && n <= PROFIL_FORMAT_MAX_BUILD_ID)
-			memcpy(id, p, (size_t)n);
-		else
-			n = 0;
-		elf_end(e);
-	}
+	n = profil_build_id_fd(fd, id, PROFIL_FORMAT_MAX_BUILD_ID, note, sizeof(note));
 	close(fd);
 	return (uint32_t)n;
 }

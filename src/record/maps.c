@@ -55,12 +55,10 @@ skip_field(const char *p, const char *end)
 static uint32_t
 read_build_id(const char *path, uint8_t *id)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
 	struct stat st;
 	static uint8_t note[1024];	/* off the stack of a fatal signal's flush; lock held */
 	uint32_t got = 0;
-	int fd, i;
+	int fd;
 
 	/*
 	 * The name in /proc/self/maps is only a name: anything may be there now, a FIFO whose
@@ -69,26 +67,9 @@ read_build_id(const char *path, uint8_t *id)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(ph))
-		goto out;
-	for (i = 0; i < eh.e_phnum && got == 0; i++) {
-		size_t len;
-		ssize_t n;
-
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
-		    (ssize_t)sizeof(ph) || ph.p_type != PT_NOTE)
-			continue;
-		len = ph.p_filesz < sizeof(note) ? ph.p_filesz : sizeof(note);
-		n = pread(fd, note, len, (off_t)ph.p_offset);
-		if (n < 0)
-			continue;
-		got = (uint32_t)profil_build_id_notes(note, (size_t)n, id,
-		    PROFIL_FORMAT_MAX_BUILD_ID);
-	}
-out:
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		got = (uint32_t)profil_build_id_fd(fd, id, PROFIL_FORMAT_MAX_BUILD_ID, note,
+		    sizeof(note));
 	close(fd);
 	return got;
 }
