@@ -93,14 +93,18 @@ profil_record_times_init(int vdso)
 }
 
 /*
- * The signal clocks: a slot is no narrower than the time the handler reads can tell apart,
- * coarse_ns (CLOCK_MONOTONIC_COARSE's resolution, a kernel tick), or without the vDSO the
- * recorder thread's drain period.
+ * The timer clock: a slot is no narrower than what the handler's time can tell apart, or
+ * without the vDSO the recorder thread's drain period.  CLOCK_MONOTONIC_COARSE moves by whole
+ * kernel ticks (coarse_ns) and is read up to two of them late: the kernel advances it at a
+ * tick only once a whole tick has passed since the last advance, so a tick that comes a little
+ * early leaves it behind until the next (measured: more than one tick behind 94% of the time
+ * on a loaded 2-CPU VM, 7.8 ms at 4 ms ticks; t2130 saw ticks timed two 4 ms slots before the
+ * switch they came after).  Two ticks wide, then.
  */
 void
 profil_record_times_signals(uint64_t coarse_ns)
 {
-	uint64_t r = queue.vdso ? coarse_ns : PROFIL_RECORD_DRAIN_MS * 1000000ULL;
+	uint64_t r = queue.vdso ? 2 * coarse_ns : PROFIL_RECORD_DRAIN_MS * 1000000ULL;
 
 	if (queue.cells == NULL)
 		return;
