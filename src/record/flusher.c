@@ -76,6 +76,13 @@ seccomp_level(void)
 	return status_field(buf, "\nSeccomp:");
 }
 
+/* A level seccomp_level() gives a thread under no filter and in no strict mode. */
+static int
+seccomp_none(long level)
+{
+	return level == 0 || level == 100;
+}
+
 static int
 filtered(void)
 {
@@ -177,8 +184,7 @@ watch_clock(void)
 {
 	sigset_t saved;
 
-	/* seccomp_level(): 0 (mode) or 100 (filter count) where there is no filter */
-	if (profil_life.ring_mode || (start_level != 0 && start_level != 100) ||
+	if (profil_life.ring_mode || !seccomp_none(start_level) ||
 	    atomic_load(&profil_life.sealed))
 		return;
 	profil_engine_lock(&saved);
