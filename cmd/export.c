@@ -13,7 +13,7 @@
 
 #include "cmd.h"
 #include "export/export.h"
-#include "format/format.h"
+#include "profile/profile.h"
 #include "report/escape.h"
 #include "report/report.h"
 #include "report/symbols.h"

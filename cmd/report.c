@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "format/format.h"
+#include "profile/profile.h"
 #include "report/report.h"
 #include "report/symbols.h"
 

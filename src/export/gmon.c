@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "export/export.h"
-#include "format/format.h"
+#include "profile/profile.h"
 #include "report/report.h"
 #include "report/stack.h"
 #include "report/symbols.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "export/export.h"
-#include "format/format.h"
+#include "profile/profile.h"
 #include "report/escape.h"
 #include "report/report.h"
 

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "format/format.h"
+#include "profile/profile.h"
 
 /*
  * m becomes [start, end) of the file at offset, with prot (PROT_*), from epoch on and seen

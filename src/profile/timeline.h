@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/format.h"
+#include "profile/profile.h"
 
 /*
  * Entries a file's timeline holds at most: 1 MiB of TIME records.  A 60 s run at 1 kHz keeps

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/format.h"
+#include "profile/profile.h"
 #include "report/escape.h"
 #include "report/json.h"
 #include "report/report.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "format/format.h"
+#include "profile/profile.h"
 #include "report/module.h"
 
 static void

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/format.h"
+#include "profile/profile.h"
 #include "report/report.h"
 #include "report/stack.h"
 #include "report/symbols.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/format.h"
+#include "profile/profile.h"
 #include "report/demangle.h"
 #include "report/module.h"
 

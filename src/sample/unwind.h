@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/format.h"	/* PROFIL_PC_CUT_*: the frames that end a cut stack */
+#include "profile/profile.h"	/* PROFIL_PC_CUT_*: the frames that end a cut stack */
 
 /* How a row finds the canonical frame address (CFA: the caller's sp). */
 enum profil_cfa_kind {
