@@ -31,6 +31,9 @@ int profil_cmd_parse_hz(const char *s, unsigned long *hz);
 
 /* Prints "profil: <what>: '<subject>'" (subject may be NULL) on stderr. */
 void profil_cmd_error(const char *what, const char *subject);
+/* What getopt_long(3) refused, with opterr 0 and a leading ':' in its options: c is ':' for an
+ * option without its value, else an option it does not know. */
+void profil_cmd_bad_option(int c, char **argv);
 
 /* Where the recorder writes by default, and so where reading subcommands look. */
 #define PROFIL_CMD_DEFAULT_DIR "./profil.out/"

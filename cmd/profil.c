@@ -1,4 +1,5 @@
 /* profil(1): the command-line side of profil.  One file per subcommand; this one dispatches. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,12 @@ profil_cmd_error(const char *what, const char *subject)
 		    profil_escape(subject, shown, sizeof(shown)));
 	else
 		fprintf(stderr, "profil: %s\n", what);
+}
+
+void
+profil_cmd_bad_option(int c, char **argv)
+{
+	profil_cmd_error(c == ':' ? "option needs a value" : "unknown option", argv[optind - 1]);
 }
 
 static int

@@ -119,11 +119,8 @@ profil_cmd_view(int argc, char **argv)
 			break;
 		case 'h':
 			return usage(stdout);
-		case ':':
-			profil_cmd_error("option needs a value", argv[optind - 1]);
-			return usage(stderr);
 		default:
-			profil_cmd_error("unknown option", argv[optind - 1]);
+			profil_cmd_bad_option(c, argv);
 			return usage(stderr);
 		}
 	}
