@@ -546,7 +546,7 @@ function hotTable() {
 			el('td', { class: 'ci' }, interval(f.total, total)));
 		if (diffBy === null)
 			r.appendChild(el('td', null, String(f.self)));
-		r.appendChild(el('td', { class: 'mod' }, str(f.mod)));
+		r.appendChild(el('td', { class: 'mod', title: str(f.mod) }, str(f.mod)));
 		clickable(r, function () { select(f.name); });
 		body.appendChild(r);
 	});
