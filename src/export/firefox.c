@@ -46,10 +46,16 @@ static const char categories[] =
 /* The root frame of ticks the recording did not time (PROFIL_REC_TIME): shown as such. */
 #define UNTIMED_FRAME	"[no time recorded]"
 
+/*
+ * A frame of code nothing names (bare) is module+0xoffset: it keeps its module's string and
+ * the offset, and its name is written after the thread's other strings rather than interned,
+ * as a file of deep distinct stacks is mostly such frames (issue 19).  16 bytes a frame.
+ */
 struct ff_frame {
-	uint32_t location;		/* string row */
-	uint32_t line;			/* 0: none */
+	uint64_t line;			/* 0: none; bare: the offset in the module */
+	uint32_t location;		/* string row; bare: the module's */
 	uint8_t category, subcategory;
+	uint8_t bare;
 };
 
 struct ff_stack {
@@ -64,10 +70,10 @@ struct ff_thread {
 	struct profil_strtab strs;
 	struct ff_frame *frames;
 	size_t nframes, frames_cap;
-	struct profil_index frame_index;
+	struct profil_index_rows frame_index;	/* rows alone: the rows hold their keys */
 	struct ff_stack *stacks;
 	size_t nstacks, stacks_cap;
-	struct profil_index stack_index;
+	struct profil_index_rows stack_index;
 	uint32_t untimed_root;		/* stack of UNTIMED_FRAME alone, UINT32_MAX until made */
 };
 
@@ -112,21 +118,38 @@ struct frame_key {
 	struct ff_frame fr;
 };
 
+static uint64_t
+frame_hash(const struct ff_frame *f)
+{
+	return profil_hash3(f->location, f->line,
+	    (uint64_t)f->bare << 16 | (uint64_t)f->category << 8 | f->subcategory);
+}
+
+static uint64_t
+frame_rehash(const void *arg, size_t i)
+{
+	return frame_hash(&((const struct ff_thread *)arg)->frames[i]);
+}
+
 static int
 frame_same(const void *arg, size_t i)
 {
 	const struct frame_key *k = arg;
 	const struct ff_frame *f = &k->t->frames[i];
 
-	return f->location == k->fr.location && f->line == k->fr.line &&
+	return f->location == k->fr.location && f->line == k->fr.line && f->bare == k->fr.bare &&
 	    f->category == k->fr.category && f->subcategory == k->fr.subcategory;
 }
 
-/* The row of the frame named name in thread t.  Returns the row or -ENOMEM. */
+/*
+ * The row of the frame named name in thread t, or, bare, of the code at offset line in the
+ * module named name.  Returns the row or -ENOMEM.
+ */
 static int64_t
-frame_get(struct ff_thread *t, const char *name, uint32_t line, int category, int sub)
+frame_get(struct ff_thread *t, const char *name, uint64_t line, int bare, int category,
+    int sub)
 {
-	struct frame_key k = { t, { 0, line, (uint8_t)category, (uint8_t)sub } };
+	struct frame_key k = { t, { line, 0, (uint8_t)category, (uint8_t)sub, (uint8_t)bare } };
 	ssize_t s, i;
 	int added;
 
@@ -134,8 +157,10 @@ frame_get(struct ff_thread *t, const char *name, uint32_t line, int category, in
 	if (s < 0 || grow((void **)&t->frames, &t->frames_cap, t->nframes, sizeof(*t->frames)))
 		return -ENOMEM;
 	k.fr.location = (uint32_t)s;
-	i = profil_index_get(&t->frame_index, profil_hash3((uint64_t)s, line,
-	    (uint64_t)category << 8 | (uint64_t)sub), frame_same, &k, t->nframes);
+	t->frame_index.rehash = frame_rehash;
+	t->frame_index.arg = t;
+	i = profil_index_rows_get(&t->frame_index, frame_hash(&k.fr), frame_same, &k,
+	    t->nframes);
 	if (i < 0)
 		return -ENOMEM;
 	if ((size_t)i == t->nframes)
@@ -156,6 +181,14 @@ stack_same(const void *arg, size_t i)
 	return k->t->stacks[i].prefix == k->st.prefix && k->t->stacks[i].frame == k->st.frame;
 }
 
+static uint64_t
+stack_rehash(const void *arg, size_t i)
+{
+	const struct ff_stack *st = &((const struct ff_thread *)arg)->stacks[i];
+
+	return profil_hash3(st->prefix, st->frame, 0);
+}
+
 /* The row of the stack (prefix, frame).  Returns the row or -ENOMEM. */
 static int64_t
 stack_get(struct ff_thread *t, uint32_t prefix, uint32_t frame)
@@ -165,7 +198,9 @@ stack_get(struct ff_thread *t, uint32_t prefix, uint32_t frame)
 
 	if (grow((void **)&t->stacks, &t->stacks_cap, t->nstacks, sizeof(*t->stacks)))
 		return -ENOMEM;
-	i = profil_index_get(&t->stack_index, profil_hash3(prefix, frame, 0), stack_same, &k,
+	t->stack_index.rehash = stack_rehash;
+	t->stack_index.arg = t;
+	i = profil_index_rows_get(&t->stack_index, profil_hash3(prefix, frame, 0), stack_same, &k,
 	    t->nstacks);
 	if (i < 0)
 		return -ENOMEM;
@@ -208,19 +243,28 @@ stack_of(struct ff_thread *t, const struct profil_stack *st, uint32_t prefix)
 
 		frame_category(fr, &category, &sub);
 		for (i = profil_stack_frame_levels(fr); i-- > 0;) {
-			const char *name = profil_stack_frame_name(fr, i, buf, sizeof(buf));
-			uint32_t line = 0;
+			const char *name;
+			uint64_t line = 0;
+			int bare;
 
+			/* profil_stack_frame_name()'s module+0xoffset, made when written. */
+			bare = fr->loc != NULL && fr->module != NULL &&
+			    (i >= fr->loc->nframes || fr->loc->frames[i].function == NULL);
+			name = bare ? profil_module_name(fr->module) :
+			    profil_stack_frame_name(fr, i, buf, sizeof(buf));
 			/* "name (in module)": the importer's regular expression for native code
 			 * (process-profile.ts _extractCppFunction) makes module the library. */
-			if (fr->module != NULL && fr->loc != NULL) {
+			if (!bare && fr->module != NULL && fr->loc != NULL) {
 				snprintf(loc, sizeof(loc), "%s (in %s)", name,
 				    profil_module_name(fr->module));
 				name = loc;
 			}
-			if (fr->loc != NULL && i < fr->loc->nframes && fr->loc->frames[i].line > 0)
-				line = (uint32_t)fr->loc->frames[i].line;
-			frame = frame_get(t, name, line, category, sub);
+			if (bare)
+				line = fr->offset;
+			else if (fr->loc != NULL && i < fr->loc->nframes &&
+			    fr->loc->frames[i].line > 0)
+				line = (uint64_t)fr->loc->frames[i].line;
+			frame = frame_get(t, name, line, bare, category, sub);
 			if (frame < 0)
 				return frame;
 			stack = stack_get(t, (uint32_t)stack, (uint32_t)frame);
@@ -287,14 +331,18 @@ add_stack(void *arg, const struct profil_stack *st)
 	t = &ff->threads[n];
 	s->thread = (uint32_t)n;
 	ff->ticks = profil_count_add(ff->ticks, st->sample->count);
-	stack = stack_of(t, st, UINT32_MAX);
-	if (stack < 0)
-		return (int)stack;
-	s->stack = (uint32_t)stack;
+	/* Only the stacks ticks are drawn at: a sample none of whose ticks has a time is
+	 * drawn under UNTIMED_FRAME alone, and its stack without it would double the table. */
+	if (s->timed > 0) {
+		stack = stack_of(t, st, UINT32_MAX);
+		if (stack < 0)
+			return (int)stack;
+		s->stack = (uint32_t)stack;
+	}
 	if (s->timed >= st->sample->count)
 		return 0;
 	if (t->untimed_root == UINT32_MAX) {
-		int64_t fr = frame_get(t, UNTIMED_FRAME, 0, CAT_OTHER, 0);
+		int64_t fr = frame_get(t, UNTIMED_FRAME, 0, 0, CAT_OTHER, 0);
 
 		stack = fr < 0 ? fr : stack_get(t, UINT32_MAX, (uint32_t)fr);
 		if (stack < 0)
@@ -415,9 +463,9 @@ write_run(FILE *out, const struct tick *run, size_t k, struct slot_heap *h, doub
 	for (i = 0; i < n && h->n > 0; i++) {
 		size_t e = h->e[0];
 
-		fprintf(out, "%s[%" PRIu32 ", ", *first ? "" : ",\n", run[e].stack);
+		fprintf(out, "%s[%" PRIu32 ",", *first ? "" : ",\n", run[e].stack);
 		json_ms(out, start_ns + width_ns * ((double)i + 0.5) / (double)n);
-		fputs(", 0]", out);
+		fputs(",0]", out);
 		*first = 0;
 		if (++h->next[e] == run[e].count)
 			h->e[0] = h->e[--h->n];
@@ -449,38 +497,55 @@ write_samples(FILE *out, const struct profil_file *f, uint64_t origin_ns, const 
 	fputs("]},\n", out);
 }
 
+/*
+ * The thread's tables, a row a line.  A frame row ends at its last column we fill (the
+ * importer's _toStructOfArrays reads a column past a row's end as null): the columns we leave
+ * null come last, so a frame of code nothing names is "[location,false,category,sub]".  A
+ * bare frame's name, module+0xoffset (in module), is the string after every row of strs in
+ * the bare frames' order.
+ */
 static void
 write_tables(FILE *out, const struct ff_thread *t)
 {
-	size_t i;
+	char name[2 * 4096 + 64];
+	size_t i, bare = 0;
 
 	fputs("\"markers\": {\"schema\": {\"name\": 0, \"startTime\": 1, \"endTime\": 2, "
 	    "\"phase\": 3, \"category\": 4, \"data\": 5}, \"data\": []},\n", out);
 	fputs("\"frameTable\": {\"schema\": {\"location\": 0, \"relevantForJS\": 1, "
-	    "\"innerWindowID\": 2, \"implementation\": 3, \"line\": 4, \"column\": 5, "
-	    "\"category\": 6, \"subcategory\": 7},\n\"data\": [", out);
+	    "\"category\": 2, \"subcategory\": 3, \"line\": 4, \"innerWindowID\": 5, "
+	    "\"implementation\": 6, \"column\": 7},\n\"data\": [", out);
 	for (i = 0; i < t->nframes; i++) {
 		const struct ff_frame *fr = &t->frames[i];
 
-		fprintf(out, "%s[%" PRIu32 ", false, 0, null, ", i ? ",\n" : "", fr->location);
-		if (fr->line > 0)
-			fprintf(out, "%" PRIu32, fr->line);
-		else
-			fputs("null", out);
-		fprintf(out, ", null, %u, %u]", fr->category, fr->subcategory);
+		fprintf(out, "%s[%zu,false,%u,%u", i ? ",\n" : "",
+		    fr->bare ? t->strs.n + bare++ : fr->location, fr->category, fr->subcategory);
+		if (!fr->bare && fr->line > 0)
+			fprintf(out, ",%" PRIu64, fr->line);
+		fputs("]", out);
 	}
 	fputs("]},\n\"stackTable\": {\"schema\": {\"prefix\": 0, \"frame\": 1},\n\"data\": [", out);
 	for (i = 0; i < t->nstacks; i++) {
 		if (t->stacks[i].prefix == UINT32_MAX)
-			fprintf(out, "%s[null, %" PRIu32 "]", i ? ",\n" : "", t->stacks[i].frame);
+			fprintf(out, "%s[null,%" PRIu32 "]", i ? ",\n" : "", t->stacks[i].frame);
 		else
-			fprintf(out, "%s[%" PRIu32 ", %" PRIu32 "]", i ? ",\n" : "",
+			fprintf(out, "%s[%" PRIu32 ",%" PRIu32 "]", i ? ",\n" : "",
 			    t->stacks[i].prefix, t->stacks[i].frame);
 	}
 	fputs("]},\n\"stringTable\": [", out);
 	for (i = 0; i < t->strs.n; i++) {
 		fputs(i ? ",\n" : "", out);
 		json_str(out, t->strs.strs[i]);
+	}
+	for (i = 0; i < t->nframes; i++) {
+		const struct ff_frame *fr = &t->frames[i];
+
+		if (!fr->bare)
+			continue;
+		snprintf(name, sizeof(name), "%s+0x%" PRIx64 " (in %s)",
+		    t->strs.strs[fr->location], fr->line, t->strs.strs[fr->location]);
+		fputs(",\n", out);
+		json_str(out, name);
 	}
 	fputs("]", out);
 }
@@ -660,8 +725,8 @@ write_profile(struct profil_report *r, const char *title, FILE *out)
 	}
 	for (i = 0; i < ff.nthreads; i++) {
 		profil_strtab_release(&ff.threads[i].strs);
-		profil_index_release(&ff.threads[i].frame_index);
-		profil_index_release(&ff.threads[i].stack_index);
+		profil_index_rows_release(&ff.threads[i].frame_index);
+		profil_index_rows_release(&ff.threads[i].stack_index);
 		free(ff.threads[i].frames);
 		free(ff.threads[i].stacks);
 	}
