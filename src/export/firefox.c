@@ -550,10 +550,14 @@ write_tables(FILE *out, const struct ff_thread *t)
 	fputs("]", out);
 }
 
-/* The thread's name: its own (comm), else the program's for the main thread. */
+/*
+ * The thread's name: its own (comm), else the program's for the main thread.  image is the
+ * number of files of the session with its pid that started before it (an exec, or a pid
+ * reused).
+ */
 static void
-write_thread_head(FILE *out, const struct profil_file *f, const struct ff_thread *t,
-    uint64_t origin_ns)
+write_thread_head(FILE *out, const struct profil_file *f, size_t image,
+    const struct ff_thread *t, uint64_t origin_ns)
 {
 	const char *name = "";
 	char tidname[32];
@@ -573,15 +577,23 @@ write_thread_head(FILE *out, const struct profil_file *f, const struct ff_thread
 	/* processName names the process track (tracks.ts); the pid groups threads into it. */
 	fputs(", \"processName\": ", out);
 	json_str(out, f->hdr.progname);
-	fprintf(out, ", \"processType\": \"default\", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
-	    ",\n\"registerTime\": ", f->hdr.pid, t->tid);
+	/* The importer takes the pid as a string (`${thread.pid}`, process-profile.ts) and the
+	 * viewer makes a process of the threads of one pid string (tracks.ts): a later image of
+	 * a pid is "pid.image", a process of its own. */
+	if (image == 0)
+		fprintf(out, ", \"processType\": \"default\", \"pid\": %" PRIu32, f->hdr.pid);
+	else
+		fprintf(out, ", \"processType\": \"default\", \"pid\": \"%" PRIu32 ".%zu\"",
+		    f->hdr.pid, image);
+	fprintf(out, ", \"tid\": %" PRIu32 ",\n\"registerTime\": ", t->tid);
 	json_ms(out, (double)(f->hdr.start_ns - origin_ns));
 	fputs(", \"unregisterTime\": null,\n", out);
 }
 
-/* Every thread of file i (threads[first ..), in their order), with its ticks. */
+/* Every thread of file i (threads[first ..), in their order), with its ticks; image as
+ * write_thread_head()'s. */
 static int
-write_file(FILE *out, const struct ff *ff, const struct profil_file *f, size_t i,
+write_file(FILE *out, const struct ff *ff, const struct profil_file *f, size_t i, size_t image,
     uint64_t origin_ns, int *first)
 {
 	const struct ff_sample *s = ff->samples[i];
@@ -634,7 +646,7 @@ write_file(FILE *out, const struct ff *ff, const struct profil_file *f, size_t i
 			;
 		fputs(*first ? "" : ",\n", out);
 		*first = 0;
-		write_thread_head(out, f, &ff->threads[t], origin_ns);
+		write_thread_head(out, f, image, &ff->threads[t], origin_ns);
 		write_samples(out, f, origin_ns, ticks + k, end - k, &h);
 		write_tables(out, &ff->threads[t]);
 		fputs("}", out);
@@ -678,11 +690,57 @@ write_meta(FILE *out, struct profil_report *r, const char *title, uint64_t origi
 	fputs("\"libs\": [], \"pausedRanges\": [], \"processes\": [],\n\"threads\": [", out);
 }
 
+struct file_pid {
+	uint32_t pid;
+	uint64_t start_ns;
+	size_t file;
+};
+
+static int
+file_pid_cmp(const void *a, const void *b)
+{
+	const struct file_pid *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/* For each of the n files of r, the number of files with its pid that started before it (or
+ * with it, and come first); NULL: no memory. */
+static size_t *
+images(struct profil_report *r, size_t n)
+{
+	struct file_pid *by = malloc((n + 1) * sizeof(*by));
+	size_t *image = malloc((n + 1) * sizeof(*image));
+	size_t i;
+
+	if (by == NULL || image == NULL) {
+		free(by);
+		free(image);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		const struct profil_file *f = profil_report_file(r, i, NULL);
+
+		by[i] = (struct file_pid){ f->hdr.pid, f->hdr.start_ns, i };
+	}
+	qsort(by, n, sizeof(*by), file_pid_cmp);
+	for (i = 0; i < n; i++)
+		image[by[i].file] = i > 0 && by[i - 1].pid == by[i].pid ?
+		    image[by[i - 1].file] + 1 : 0;
+	free(by);
+	return image;
+}
+
 /* The JSON of the session; 0, -ENOMEM, -EFBIG or -EIO of the stream. */
 static int
 write_profile(struct profil_report *r, const char *title, FILE *out)
 {
 	struct ff ff;
+	size_t *image;
 	uint64_t origin = UINT64_MAX;
 	double end = 0;
 	int err, first = 1;
@@ -718,9 +776,12 @@ write_profile(struct profil_report *r, const char *title, FILE *out)
 	}
 	if (err == 0) {
 		write_meta(out, r, title, origin, end);
+		image = images(r, ff.nfiles);
+		err = image == NULL ? -ENOMEM : 0;
 		for (i = 0; i < ff.nfiles && err == 0; i++)
-			err = write_file(out, &ff, profil_report_file(r, i, NULL), i, origin,
-			    &first);
+			err = write_file(out, &ff, profil_report_file(r, i, NULL), i, image[i],
+			    origin, &first);
+		free(image);
 		fputs("]}\n", out);
 	}
 	for (i = 0; i < ff.nthreads; i++) {
