@@ -240,30 +240,29 @@ stack_of(struct ff_thread *t, const struct profil_stack *st, uint32_t prefix)
 
 	for (d = st->nframes; d-- > 0;) {
 		const struct profil_stack_frame *fr = &st->frames[d];
+		const char *module = fr->module != NULL && fr->loc != NULL ?
+		    profil_module_name(fr->module) : NULL;
 
 		frame_category(fr, &category, &sub);
 		for (i = profil_stack_frame_levels(fr); i-- > 0;) {
-			const char *name;
-			uint64_t line = 0;
-			int bare;
-
+			const char *name = module;
+			uint64_t line = fr->offset;
 			/* profil_stack_frame_name()'s module+0xoffset, made when written. */
-			bare = fr->loc != NULL && fr->module != NULL &&
+			int bare = module != NULL &&
 			    (i >= fr->loc->nframes || fr->loc->frames[i].function == NULL);
-			name = bare ? profil_module_name(fr->module) :
-			    profil_stack_frame_name(fr, i, buf, sizeof(buf));
-			/* "name (in module)": the importer's regular expression for native code
-			 * (process-profile.ts _extractCppFunction) makes module the library. */
-			if (!bare && fr->module != NULL && fr->loc != NULL) {
-				snprintf(loc, sizeof(loc), "%s (in %s)", name,
-				    profil_module_name(fr->module));
-				name = loc;
+
+			if (!bare) {
+				name = profil_stack_frame_name(fr, i, buf, sizeof(buf));
+				/* "name (in module)": the importer's regular expression for native
+				 * code (process-profile.ts _extractCppFunction) makes module the
+				 * library. */
+				if (module != NULL) {
+					snprintf(loc, sizeof(loc), "%s (in %s)", name, module);
+					name = loc;
+				}
+				line = fr->loc != NULL && i < fr->loc->nframes &&
+				    fr->loc->frames[i].line > 0 ? (uint64_t)fr->loc->frames[i].line : 0;
 			}
-			if (bare)
-				line = fr->offset;
-			else if (fr->loc != NULL && i < fr->loc->nframes &&
-			    fr->loc->frames[i].line > 0)
-				line = (uint64_t)fr->loc->frames[i].line;
 			frame = frame_get(t, name, line, bare, category, sub);
 			if (frame < 0)
 				return frame;
