@@ -236,8 +236,8 @@ write_tables(FILE *out, const struct ff_thread *t)
 
 /*
  * The thread's name: its own (comm), else the program's for the main thread.  image is the
- * number of files of the session with its pid that started before it (an exec, or a pid
- * reused).
+ * number of files of the session with samples and its pid that started before it (an exec,
+ * or a pid reused).
  */
 static void
 write_thread_head(FILE *out, const struct profil_file *f, size_t image,
@@ -392,29 +392,32 @@ file_pid_cmp(const void *a, const void *b)
 	return x->file < y->file ? -1 : x->file > y->file;
 }
 
-/* For each of the n files of r, the number of files with its pid that started before it (or
- * with it, and come first); NULL: no memory. */
+/* For each of the n files of r, the number of files with samples and its pid that started
+ * before it (or with it, and come first): a file without samples is no process in the
+ * profile.  NULL: no memory. */
 static size_t *
-images(struct profil_report *r, size_t n)
+images(struct profil_report *r, const struct ff *ff, size_t n)
 {
 	struct file_pid *by = malloc((n + 1) * sizeof(*by));
 	size_t *image = malloc((n + 1) * sizeof(*image));
-	size_t i;
+	size_t i, k;
 
 	if (by == NULL || image == NULL) {
 		free(by);
 		free(image);
 		return NULL;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0, k = 0; i < n; i++) {
 		const struct profil_file *f = profil_report_file(r, i, NULL);
 
-		by[i] = (struct file_pid){ f->hdr.pid, f->hdr.start_ns, i };
+		image[i] = 0;
+		if (ff->samples[i] != NULL)
+			by[k++] = (struct file_pid){ f->hdr.pid, f->hdr.start_ns, i };
 	}
-	qsort(by, n, sizeof(*by), file_pid_cmp);
-	for (i = 0; i < n; i++)
-		image[by[i].file] = i > 0 && by[i - 1].pid == by[i].pid ?
-		    image[by[i - 1].file] + 1 : 0;
+	qsort(by, k, sizeof(*by), file_pid_cmp);
+	for (i = 1; i < k; i++)
+		if (by[i - 1].pid == by[i].pid)
+			image[by[i].file] = image[by[i - 1].file] + 1;
 	free(by);
 	return image;
 }
@@ -460,7 +463,7 @@ write_profile(struct profil_report *r, const char *title, FILE *out)
 	}
 	if (err == 0) {
 		write_meta(out, r, title, origin, end);
-		image = images(r, ff.nfiles);
+		image = images(r, &ff, ff.nfiles);
 		err = image == NULL ? -ENOMEM : 0;
 		for (i = 0; i < ff.nfiles && err == 0; i++)
 			err = write_file(out, &ff, profil_report_file(r, i, NULL), i, image[i],
