@@ -211,8 +211,7 @@ test_expect_success 'a -g recording: checked, and loaded by the importer' '
 	python3 "$TEST_DIR/export/gecko.py" rec.json.gz rec.samples && test -s rec.samples
 '
 
-# Each process a process, by pid: a shell and the two programs it runs (an image that execs
-# another keeps its pid, and so its process).
+# Each process a process, by pid: a shell and the two programs it runs.
 "$P" record -F 1000 -g -o fk -- sh -c '"$0" 0.2 & "$0" 0.2; wait' "$PROGS/callers" \
 	> /dev/null 2>&1 || echo "not ok - profil record ran sh and two callers"
 "$P" export -f firefox -o fk.json fk 2> /dev/null
@@ -220,11 +219,15 @@ ff_load fk.json > load.err
 loaded=$?
 ff profile info --json > info.json 2> /dev/null
 ff_stop
-# (sh may take no sample: the processes expected are those of the files with samples.)
+# (sh may take no sample: the processes expected are those of the files with samples.  A
+# forked shell that execs callers leaves two files of one pid: when both have samples, the
+# later is "pid.1", below.)
 for f in fk/*.profil; do
 	"$P" dump "$f" | grep -q "^sample " &&
-		"$P" dump "$f" | sed -n "s/^header .* pid=\([0-9]*\) .*/\1/p"
-done | sort -u > want.pids
+		"$P" dump "$f" |
+		sed -n "s/^header .* pid=\([0-9]*\) .*start_ns=\([0-9]*\) .*/\1 \2/p"
+done | sort -k1,1n -k2,2n | awk '{ print $1 (n[$1]++ ? "." n[$1] - 1 : "") }' |
+	LC_ALL=C sort > want.pids
 test_expect_success 'each process recorded a process in the importer, by its pid' '
 	test $loaded = 0 && test "$(wc -l < want.pids)" -ge 2 &&
 	python3 -c "import json
@@ -232,6 +235,29 @@ i = json.load(open(\"info.json\"))
 print(i[\"processCount\"])
 print(\"\\n\".join(sorted(str(p[\"pid\"]) for p in i[\"processes\"])))" > got &&
 	{ wc -l < want.pids && cat want.pids; } | diff - got
+'
+
+# An image that execs another keeps its pid: two files of one pid, which the importer would
+# make one process (it groups threads by the pid as a string); the later image's pid is
+# "pid.1", a process of its own.
+"$P" record -o fe -- "$B/tests/record/forkexec" 0.2 "$B/tests/record/exits" exit 0.2 > fe.out \
+	2>&1
+child=$(sed -n "s/^child \([0-9]*\) .*/\1/p" fe.out)
+"$P" export -f firefox -o fe.json fe 2> /dev/null
+ff_load fe.json > load.err
+loaded=$?
+ff profile info --json > info.json 2> /dev/null
+ff_stop
+test_expect_success 'an exec: each image of the pid a process of its own in the importer' '
+	test $loaded = 0 && test -n "$child" && test -e "fe/exits.$child.profil" &&
+	python3 "$TEST_DIR/export/gecko.py" fe.json fe.samples &&
+	python3 -c "import json
+i = json.load(open(\"info.json\"))
+print(i[\"processCount\"])
+print(\"\\n\".join(sorted(str(p[\"pid\"]) for p in i[\"processes\"])))" > got &&
+	{ echo 3 && printf "%s\n" "$child" "$child.1" \
+		"$(ls fe | sed -n "s/^forkexec\.\([0-9]*\)\.profil$/\1/p" | grep -v "^$child$")" |
+		LC_ALL=C sort; } | diff - got
 '
 
 # tests/progs/phases 0.3 2: thread a-then-b runs phase_a, then phase_b; b-then-a the other way

@@ -106,7 +106,8 @@ int profil_export_pprof(struct profil_report *r, FILE *out);
 /*
  * profil_export_firefox - a Gecko profile (JSON) for the Firefox Profiler, gzip-compressed when
  * gzip is set: one thread per recorded thread of each file (pid, tid, name, its program as the
- * process name), frames named as the flat view names them ("function (in module)", one per
+ * process name; a later image of a pid, after an exec, is pid "pid.1", a process of its own),
+ * frames named as the flat view names them ("function (in module)", one per
  * inline level), categories User, Kernel, Idle (the wait frames of --wall) and Other (markers),
  * and one sample per tick at its time from the TIME records: a slot's ticks spread evenly over
  * the slot, its stacks interleaved in proportion.  Ticks without a time sit at their file's

@@ -10,7 +10,8 @@
  * Frames are presymbolicated, named "function (in module)" as `profil report` names them (the
  * importer takes the module as the function's library), one frame per inline level.  A Gecko
  * sample has no weight (the importer sets weight null, process-profile.ts _processSamples), so
- * each tick is one sample, at the time the TIME records give it.
+ * each tick is one sample, at the time the TIME records give it.  The tables are made by
+ * firefox_tables.c; this file writes them, the samples in time and the gzip stream.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +21,7 @@
 #include <zlib.h>
 
 #include "export/export.h"
-#include "export/threads.h"
+#include "export/firefox.h"
 #include "format/format.h"
 #include "report/escape.h"
 #include "report/index.h"
@@ -30,283 +31,14 @@
 
 #define FIREFOX_VERSION		27
 
-/* meta.categories: the colours are the profiler's names (src/utils/colors.ts).  "Other" in
- * grey is the default category the profiler looks for (selectors/profile.ts
- * getDefaultCategory); "Idle" is the name it leaves out of the CPU graph (HeightGraph.tsx,
- * tracks.ts): a thread off the CPU. */
-enum { CAT_OTHER, CAT_USER, CAT_KERNEL, CAT_IDLE };
-#define SUB_WAIT_CPU	1		/* Idle's second subcategory: runnable, waiting for a CPU */
+/* meta.categories: the colours are the profiler's names (src/utils/colors.ts); their
+ * numbers are firefox.h's CAT_ and SUB_. */
 static const char categories[] =
     "[{\"name\": \"Other\", \"color\": \"grey\", \"subcategories\": [\"Other\"]},\n"
     "{\"name\": \"User\", \"color\": \"yellow\", \"subcategories\": [\"Other\"]},\n"
     "{\"name\": \"Kernel\", \"color\": \"orange\", \"subcategories\": [\"Other\"]},\n"
     "{\"name\": \"Idle\", \"color\": \"transparent\", "
     "\"subcategories\": [\"Waiting\", \"Waiting for a CPU\"]}]";
-
-/* The root frame of ticks the recording did not time (PROFIL_REC_TIME): shown as such. */
-#define UNTIMED_FRAME	"[no time recorded]"
-
-struct ff_frame {
-	uint32_t location;		/* string row */
-	uint32_t line;			/* 0: none */
-	uint8_t category, subcategory;
-};
-
-struct ff_stack {
-	uint32_t prefix;		/* UINT32_MAX: a root */
-	uint32_t frame;
-};
-
-/* One thread of one file (process image), with its own tables as the format has them. */
-struct ff_thread {
-	size_t file;
-	uint32_t tid;
-	struct profil_strtab strs;
-	struct ff_frame *frames;
-	size_t nframes, frames_cap;
-	struct profil_index frame_index;
-	struct ff_stack *stacks;
-	size_t nstacks, stacks_cap;
-	struct profil_index stack_index;
-	uint32_t untimed_root;		/* stack of UNTIMED_FRAME alone, UINT32_MAX until made */
-};
-
-/* What each SAMPLE record of the file being walked became. */
-struct ff_sample {
-	uint32_t thread;
-	uint32_t stack;
-	uint32_t untimed_stack;		/* the stack under UNTIMED_FRAME, if it has such ticks */
-	uint64_t timed;			/* ticks the TIME records place */
-};
-
-struct ff {
-	struct ff_thread *threads;
-	size_t nthreads, threads_cap;
-	struct profil_thread_table ids;	/* (file, tid) -> thread, as threads[] */
-	struct ff_sample **samples;	/* per file */
-	size_t nfiles;
-	uint64_t ticks;
-};
-
-/* Grows *p (of *cap elements of size) to hold n + 1.  Returns 0 or -ENOMEM. */
-static int
-grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	while (c <= n)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (q == NULL)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
-struct frame_key {
-	const struct ff_thread *t;
-	struct ff_frame fr;
-};
-
-static int
-frame_same(const void *arg, size_t i)
-{
-	const struct frame_key *k = arg;
-	const struct ff_frame *f = &k->t->frames[i];
-
-	return f->location == k->fr.location && f->line == k->fr.line &&
-	    f->category == k->fr.category && f->subcategory == k->fr.subcategory;
-}
-
-/* The row of the frame named name in thread t.  Returns the row or -ENOMEM. */
-static int64_t
-frame_get(struct ff_thread *t, const char *name, uint32_t line, int category, int sub)
-{
-	struct frame_key k = { t, { 0, line, (uint8_t)category, (uint8_t)sub } };
-	ssize_t s, i;
-	int added;
-
-	s = profil_strtab_intern(&t->strs, name, &added);
-	if (s < 0 || grow((void **)&t->frames, &t->frames_cap, t->nframes, sizeof(*t->frames)))
-		return -ENOMEM;
-	k.fr.location = (uint32_t)s;
-	i = profil_index_get(&t->frame_index, profil_hash3((uint64_t)s, line,
-	    (uint64_t)category << 8 | (uint64_t)sub), frame_same, &k, t->nframes);
-	if (i < 0)
-		return -ENOMEM;
-	if ((size_t)i == t->nframes)
-		t->frames[t->nframes++] = k.fr;
-	return i;
-}
-
-struct stack_key {
-	const struct ff_thread *t;
-	struct ff_stack st;
-};
-
-static int
-stack_same(const void *arg, size_t i)
-{
-	const struct stack_key *k = arg;
-
-	return k->t->stacks[i].prefix == k->st.prefix && k->t->stacks[i].frame == k->st.frame;
-}
-
-/* The row of the stack (prefix, frame).  Returns the row or -ENOMEM. */
-static int64_t
-stack_get(struct ff_thread *t, uint32_t prefix, uint32_t frame)
-{
-	struct stack_key k = { t, { prefix, frame } };
-	ssize_t i;
-
-	if (grow((void **)&t->stacks, &t->stacks_cap, t->nstacks, sizeof(*t->stacks)))
-		return -ENOMEM;
-	i = profil_index_get(&t->stack_index, profil_hash3(prefix, frame, 0), stack_same, &k,
-	    t->nstacks);
-	if (i < 0)
-		return -ENOMEM;
-	if ((size_t)i == t->nstacks)
-		t->stacks[t->nstacks++] = k.st;
-	return i;
-}
-
-/* What a frame is: waiting (the wait frame of --wall), the kernel, a marker, or user code. */
-static void
-frame_category(const struct profil_stack_frame *fr, int *category, int *sub)
-{
-	*sub = 0;
-	if (profil_pc_is_wait(fr->pc)) {
-		*category = CAT_IDLE;
-		*sub = fr->pc == PROFIL_PC_WAIT_CPU ? SUB_WAIT_CPU : 0;
-	} else if (profil_pc_is_marker(fr->pc)) {
-		*category = CAT_OTHER;
-	} else if (fr->pc >= PROFIL_PC_KERNEL_MIN) {
-		*category = CAT_KERNEL;
-	} else {
-		*category = CAT_USER;
-	}
-}
-
-/*
- * The stack of st's frames on top of prefix (UINT32_MAX: none), root first, one frame per
- * inline level, outermost first.  Returns the stack row or -ENOMEM.
- */
-static int64_t
-stack_of(struct ff_thread *t, const struct profil_stack *st, uint32_t prefix)
-{
-	char buf[256], loc[4096 + 512];
-	int64_t frame, stack = prefix;
-	int category, sub;
-	size_t d, i;
-
-	for (d = st->nframes; d-- > 0;) {
-		const struct profil_stack_frame *fr = &st->frames[d];
-
-		frame_category(fr, &category, &sub);
-		for (i = profil_stack_frame_levels(fr); i-- > 0;) {
-			const char *name = profil_stack_frame_name(fr, i, buf, sizeof(buf));
-			uint32_t line = 0;
-
-			/* "name (in module)": the importer's regular expression for native code
-			 * (process-profile.ts _extractCppFunction) makes module the library. */
-			if (fr->module != NULL && fr->loc != NULL) {
-				snprintf(loc, sizeof(loc), "%s (in %s)", name,
-				    profil_module_name(fr->module));
-				name = loc;
-			}
-			if (fr->loc != NULL && i < fr->loc->nframes && fr->loc->frames[i].line > 0)
-				line = (uint32_t)fr->loc->frames[i].line;
-			frame = frame_get(t, name, line, category, sub);
-			if (frame < 0)
-				return frame;
-			stack = stack_get(t, (uint32_t)stack, (uint32_t)frame);
-			if (stack < 0)
-				return stack;
-		}
-	}
-	return stack;
-}
-
-/* The thread tid of file i, made on first use.  Returns its number or -ENOMEM. */
-static int64_t
-thread_get(struct ff *ff, size_t file, uint32_t tid)
-{
-	struct ff_thread *t;
-	ssize_t i;
-
-	if (grow((void **)&ff->threads, &ff->threads_cap, ff->nthreads, sizeof(*ff->threads)))
-		return -ENOMEM;
-	i = profil_thread_table_get(&ff->ids, file, tid);
-	if (i < 0 || (size_t)i < ff->nthreads)
-		return i;
-	t = &ff->threads[ff->nthreads];
-	memset(t, 0, sizeof(*t));
-	t->file = file;
-	t->tid = tid;
-	t->untimed_root = UINT32_MAX;
-	return (int64_t)ff->nthreads++;
-}
-
-/* The per-sample table of file i, with the ticks each sample's TIME entries place. */
-static struct ff_sample *
-file_samples(struct ff *ff, const struct profil_file *f, size_t i)
-{
-	size_t k;
-
-	if (ff->samples[i] != NULL)
-		return ff->samples[i];
-	ff->samples[i] = calloc(f->nsamples ? f->nsamples : 1, sizeof(*ff->samples[i]));
-	if (ff->samples[i] == NULL)
-		return NULL;
-	for (k = 0; k < f->nsamples; k++)
-		ff->samples[i][k].thread = UINT32_MAX;	/* until the walk meets it */
-	for (k = 0; k < f->ntimes; k++)
-		ff->samples[i][f->times[k].sample].timed = profil_count_add(
-		    ff->samples[i][f->times[k].sample].timed, f->times[k].count);
-	return ff->samples[i];
-}
-
-static int
-add_stack(void *arg, const struct profil_stack *st)
-{
-	struct ff *ff = arg;
-	struct ff_sample *s, *all = file_samples(ff, st->file, st->file_index);
-	struct ff_thread *t;
-	int64_t n, stack;
-
-	if (all == NULL)
-		return -ENOMEM;
-	s = &all[st->sample - st->file->samples];
-	n = thread_get(ff, st->file_index, st->sample->tid);
-	if (n < 0)
-		return (int)n;
-	t = &ff->threads[n];
-	s->thread = (uint32_t)n;
-	ff->ticks = profil_count_add(ff->ticks, st->sample->count);
-	stack = stack_of(t, st, UINT32_MAX);
-	if (stack < 0)
-		return (int)stack;
-	s->stack = (uint32_t)stack;
-	if (s->timed >= st->sample->count)
-		return 0;
-	if (t->untimed_root == UINT32_MAX) {
-		int64_t fr = frame_get(t, UNTIMED_FRAME, 0, CAT_OTHER, 0);
-
-		stack = fr < 0 ? fr : stack_get(t, UINT32_MAX, (uint32_t)fr);
-		if (stack < 0)
-			return (int)stack;
-		t->untimed_root = (uint32_t)stack;
-	}
-	stack = stack_of(t, st, t->untimed_root);
-	if (stack < 0)
-		return (int)stack;
-	s->untimed_stack = (uint32_t)stack;
-	return 0;
-}
 
 /* Strings as JSON: the text view's escapes first, then JSON's. */
 static void
@@ -415,9 +147,9 @@ write_run(FILE *out, const struct tick *run, size_t k, struct slot_heap *h, doub
 	for (i = 0; i < n && h->n > 0; i++) {
 		size_t e = h->e[0];
 
-		fprintf(out, "%s[%" PRIu32 ", ", *first ? "" : ",\n", run[e].stack);
+		fprintf(out, "%s[%" PRIu32 ",", *first ? "" : ",\n", run[e].stack);
 		json_ms(out, start_ns + width_ns * ((double)i + 0.5) / (double)n);
-		fputs(", 0]", out);
+		fputs(",0]", out);
 		*first = 0;
 		if (++h->next[e] == run[e].count)
 			h->e[0] = h->e[--h->n];
@@ -449,32 +181,39 @@ write_samples(FILE *out, const struct profil_file *f, uint64_t origin_ns, const 
 	fputs("]},\n", out);
 }
 
+/*
+ * The thread's tables, a row a line.  A frame row ends at its last column we fill (the
+ * importer's _toStructOfArrays reads a column past a row's end as null): the columns we leave
+ * null come last, so a frame of code nothing names is "[location,false,category,sub]".  A
+ * bare frame's name, module+0xoffset (in module), is the string after every row of strs in
+ * the bare frames' order.
+ */
 static void
 write_tables(FILE *out, const struct ff_thread *t)
 {
-	size_t i;
+	char name[2 * 4096 + 64];
+	size_t i, bare = 0;
 
 	fputs("\"markers\": {\"schema\": {\"name\": 0, \"startTime\": 1, \"endTime\": 2, "
 	    "\"phase\": 3, \"category\": 4, \"data\": 5}, \"data\": []},\n", out);
 	fputs("\"frameTable\": {\"schema\": {\"location\": 0, \"relevantForJS\": 1, "
-	    "\"innerWindowID\": 2, \"implementation\": 3, \"line\": 4, \"column\": 5, "
-	    "\"category\": 6, \"subcategory\": 7},\n\"data\": [", out);
+	    "\"category\": 2, \"subcategory\": 3, \"line\": 4, \"innerWindowID\": 5, "
+	    "\"implementation\": 6, \"column\": 7},\n\"data\": [", out);
 	for (i = 0; i < t->nframes; i++) {
 		const struct ff_frame *fr = &t->frames[i];
 
-		fprintf(out, "%s[%" PRIu32 ", false, 0, null, ", i ? ",\n" : "", fr->location);
-		if (fr->line > 0)
-			fprintf(out, "%" PRIu32, fr->line);
-		else
-			fputs("null", out);
-		fprintf(out, ", null, %u, %u]", fr->category, fr->subcategory);
+		fprintf(out, "%s[%zu,false,%u,%u", i ? ",\n" : "",
+		    fr->bare ? t->strs.n + bare++ : fr->location, fr->category, fr->subcategory);
+		if (!fr->bare && fr->line > 0)
+			fprintf(out, ",%" PRIu64, fr->line);
+		fputs("]", out);
 	}
 	fputs("]},\n\"stackTable\": {\"schema\": {\"prefix\": 0, \"frame\": 1},\n\"data\": [", out);
 	for (i = 0; i < t->nstacks; i++) {
 		if (t->stacks[i].prefix == UINT32_MAX)
-			fprintf(out, "%s[null, %" PRIu32 "]", i ? ",\n" : "", t->stacks[i].frame);
+			fprintf(out, "%s[null,%" PRIu32 "]", i ? ",\n" : "", t->stacks[i].frame);
 		else
-			fprintf(out, "%s[%" PRIu32 ", %" PRIu32 "]", i ? ",\n" : "",
+			fprintf(out, "%s[%" PRIu32 ",%" PRIu32 "]", i ? ",\n" : "",
 			    t->stacks[i].prefix, t->stacks[i].frame);
 	}
 	fputs("]},\n\"stringTable\": [", out);
@@ -482,13 +221,27 @@ write_tables(FILE *out, const struct ff_thread *t)
 		fputs(i ? ",\n" : "", out);
 		json_str(out, t->strs.strs[i]);
 	}
+	for (i = 0; i < t->nframes; i++) {
+		const struct ff_frame *fr = &t->frames[i];
+
+		if (!fr->bare)
+			continue;
+		snprintf(name, sizeof(name), "%s+0x%" PRIx64 " (in %s)",
+		    t->strs.strs[fr->location], fr->line, t->strs.strs[fr->location]);
+		fputs(",\n", out);
+		json_str(out, name);
+	}
 	fputs("]", out);
 }
 
-/* The thread's name: its own (comm), else the program's for the main thread. */
+/*
+ * The thread's name: its own (comm), else the program's for the main thread.  image is the
+ * number of files of the session with samples and its pid that started before it (an exec,
+ * or a pid reused).
+ */
 static void
-write_thread_head(FILE *out, const struct profil_file *f, const struct ff_thread *t,
-    uint64_t origin_ns)
+write_thread_head(FILE *out, const struct profil_file *f, size_t image,
+    const struct ff_thread *t, uint64_t origin_ns)
 {
 	const char *name = "";
 	char tidname[32];
@@ -508,15 +261,23 @@ write_thread_head(FILE *out, const struct profil_file *f, const struct ff_thread
 	/* processName names the process track (tracks.ts); the pid groups threads into it. */
 	fputs(", \"processName\": ", out);
 	json_str(out, f->hdr.progname);
-	fprintf(out, ", \"processType\": \"default\", \"pid\": %" PRIu32 ", \"tid\": %" PRIu32
-	    ",\n\"registerTime\": ", f->hdr.pid, t->tid);
+	/* The importer takes the pid as a string (`${thread.pid}`, process-profile.ts) and the
+	 * viewer makes a process of the threads of one pid string (tracks.ts): a later image of
+	 * a pid is "pid.image", a process of its own. */
+	if (image == 0)
+		fprintf(out, ", \"processType\": \"default\", \"pid\": %" PRIu32, f->hdr.pid);
+	else
+		fprintf(out, ", \"processType\": \"default\", \"pid\": \"%" PRIu32 ".%zu\"",
+		    f->hdr.pid, image);
+	fprintf(out, ", \"tid\": %" PRIu32 ",\n\"registerTime\": ", t->tid);
 	json_ms(out, (double)(f->hdr.start_ns - origin_ns));
 	fputs(", \"unregisterTime\": null,\n", out);
 }
 
-/* Every thread of file i (threads[first ..), in their order), with its ticks. */
+/* Every thread of file i (threads[first ..), in their order), with its ticks; image as
+ * write_thread_head()'s. */
 static int
-write_file(FILE *out, const struct ff *ff, const struct profil_file *f, size_t i,
+write_file(FILE *out, const struct ff *ff, const struct profil_file *f, size_t i, size_t image,
     uint64_t origin_ns, int *first)
 {
 	const struct ff_sample *s = ff->samples[i];
@@ -569,7 +330,7 @@ write_file(FILE *out, const struct ff *ff, const struct profil_file *f, size_t i
 			;
 		fputs(*first ? "" : ",\n", out);
 		*first = 0;
-		write_thread_head(out, f, &ff->threads[t], origin_ns);
+		write_thread_head(out, f, image, &ff->threads[t], origin_ns);
 		write_samples(out, f, origin_ns, ticks + k, end - k, &h);
 		write_tables(out, &ff->threads[t]);
 		fputs("}", out);
@@ -613,11 +374,60 @@ write_meta(FILE *out, struct profil_report *r, const char *title, uint64_t origi
 	fputs("\"libs\": [], \"pausedRanges\": [], \"processes\": [],\n\"threads\": [", out);
 }
 
+struct file_pid {
+	uint32_t pid;
+	uint64_t start_ns;
+	size_t file;
+};
+
+static int
+file_pid_cmp(const void *a, const void *b)
+{
+	const struct file_pid *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/* For each of the n files of r, the number of files with samples and its pid that started
+ * before it (or with it, and come first): a file without samples is no process in the
+ * profile.  NULL: no memory. */
+static size_t *
+images(struct profil_report *r, const struct ff *ff, size_t n)
+{
+	struct file_pid *by = malloc((n + 1) * sizeof(*by));
+	size_t *image = malloc((n + 1) * sizeof(*image));
+	size_t i, k;
+
+	if (by == NULL || image == NULL) {
+		free(by);
+		free(image);
+		return NULL;
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		const struct profil_file *f = profil_report_file(r, i, NULL);
+
+		image[i] = 0;
+		if (ff->samples[i] != NULL)
+			by[k++] = (struct file_pid){ f->hdr.pid, f->hdr.start_ns, i };
+	}
+	qsort(by, k, sizeof(*by), file_pid_cmp);
+	for (i = 1; i < k; i++)
+		if (by[i - 1].pid == by[i].pid)
+			image[by[i].file] = image[by[i - 1].file] + 1;
+	free(by);
+	return image;
+}
+
 /* The JSON of the session; 0, -ENOMEM, -EFBIG or -EIO of the stream. */
 static int
 write_profile(struct profil_report *r, const char *title, FILE *out)
 {
 	struct ff ff;
+	size_t *image;
 	uint64_t origin = UINT64_MAX;
 	double end = 0;
 	int err, first = 1;
@@ -628,7 +438,7 @@ write_profile(struct profil_report *r, const char *title, FILE *out)
 	ff.samples = calloc(ff.nfiles + 1, sizeof(*ff.samples));
 	if (ff.samples == NULL)
 		return -ENOMEM;
-	err = profil_report_stacks(r, add_stack, &ff);
+	err = profil_report_stacks(r, profil_firefox_add_stack, &ff);
 	if (err == 0 && ff.ticks > PROFIL_FIREFOX_MAX_TICKS)
 		err = -EFBIG;
 	for (i = 0; i < ff.nfiles; i++) {
@@ -653,15 +463,18 @@ write_profile(struct profil_report *r, const char *title, FILE *out)
 	}
 	if (err == 0) {
 		write_meta(out, r, title, origin, end);
+		image = images(r, &ff, ff.nfiles);
+		err = image == NULL ? -ENOMEM : 0;
 		for (i = 0; i < ff.nfiles && err == 0; i++)
-			err = write_file(out, &ff, profil_report_file(r, i, NULL), i, origin,
-			    &first);
+			err = write_file(out, &ff, profil_report_file(r, i, NULL), i, image[i],
+			    origin, &first);
+		free(image);
 		fputs("]}\n", out);
 	}
 	for (i = 0; i < ff.nthreads; i++) {
 		profil_strtab_release(&ff.threads[i].strs);
-		profil_index_release(&ff.threads[i].frame_index);
-		profil_index_release(&ff.threads[i].stack_index);
+		profil_index_rows_release(&ff.threads[i].frame_index);
+		profil_index_rows_release(&ff.threads[i].stack_index);
 		free(ff.threads[i].frames);
 		free(ff.threads[i].stacks);
 	}

@@ -42,7 +42,20 @@ struct html {
 	struct profil_thread_table threads;
 	uint32_t **stack_of;		/* per file, per sample record: its stack number */
 	size_t nstacks;
+	/* The names of code nothing names (tree.h's bare nodes), module+0xoffset, the strings
+	 * after strs' rows, made when written rather than interned: a file of deep distinct
+	 * stacks has one for almost every frame, and interning each cost some 40 bytes a frame
+	 * (issue 19). */
+	struct bare_name *bare;
+	size_t nbare;
 	int err;
+};
+
+/* A bare name: its module (a row of strs, as shown) and offset; node while they are sorted. */
+struct bare_name {
+	uint64_t offset;
+	uint32_t module;
+	uint32_t node;
 };
 
 /*
@@ -115,22 +128,88 @@ add_stack(void *arg, const struct profil_stack *st, size_t leaf)
 	return 0;
 }
 
-/* The tree's nodes but the root: "parent, name, module, flags" (1 inlined, 2 unnamed, 4 a
- * label: the program, process or thread the code ran in, tree.h). */
 static int
-print_nodes(struct html *h, const struct profil_tree *t)
+bare_cmp(const void *a, const void *b)
 {
-	char buf[256];
-	size_t n;
+	const struct bare_name *x = a, *y = b;
 
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * The names of t's bare nodes: the distinct ones sorted in h->bare (h->nbare of them), and
+ * each node's in id[] (h->bare's row).  module+0xoffset is one function wherever it is
+ * called from, so its nodes share one string, as interned names do.  Returns 0 or -ENOMEM.
+ */
+static int
+bare_names(struct html *h, const struct profil_tree *t, uint32_t *id)
+{
+	struct bare_name *b, *shrunk;
+	size_t n, k = 0, i;
+
+	for (n = 1; n < t->n; n++)
+		k += t->nodes[n].bare;
+	b = malloc((k + 1) * sizeof(*b));
+	if (b == NULL)
+		return -ENOMEM;
+	for (n = 1, k = 0; n < t->n; n++) {
+		long m;
+
+		if (!t->nodes[n].bare)
+			continue;
+		if ((m = str_id(h, t->nodes[n].module)) < 0) {
+			free(b);
+			return -ENOMEM;
+		}
+		b[k++] = (struct bare_name){ t->nodes[n].u.offset, (uint32_t)m, (uint32_t)n };
+	}
+	qsort(b, k, sizeof(*b), bare_cmp);
+	/* Each distinct name moved down to its number, below every entry still to be read. */
+	for (i = 0, n = 0; i < k; i++) {
+		uint32_t node = b[i].node;
+
+		if (n == 0 || bare_cmp(&b[n - 1], &b[i]) != 0)
+			b[n++] = b[i];
+		id[node] = (uint32_t)(n - 1);
+	}
+	shrunk = realloc(b, (n + 1) * sizeof(*b));
+	h->bare = shrunk != NULL ? shrunk : b;
+	h->nbare = n;
+	return 0;
+}
+
+/* The tree's nodes but the root: "parent, name, module, flags" (1 inlined, 2 unnamed, 4 a
+ * label: the program, process or thread the code ran in, tree.h); a bare node's name is the
+ * string after every row of strs given by id[node] (bare_names()), so every other name is
+ * interned first. */
+static int
+print_nodes(struct html *h, const struct profil_tree *t, const uint32_t *id)
+{
+	size_t n, base;
+
+	for (n = 1; n < t->n; n++) {
+		if (!t->nodes[n].bare)
+			str_id(h, t->nodes[n].u.name);
+		str_id(h, t->nodes[n].module);
+	}
+	base = h->strs.n;
 	fputs(",\n\"nodes\":[", h->out);
 	for (n = 1; n < t->n; n++) {
 		const struct profil_tree_node *nd = &t->nodes[n];
-		const char *name = profil_tree_name(t, n, buf, sizeof(buf));
-		int flags = nd->inlined | (nd->bare || strcmp(name, "[unmapped]") == 0 ||
-		    strncmp(name, "[stack cut", 10) == 0) << 1 | nd->label << 2;
+		long name;
+		int flags = nd->inlined | nd->label << 2;
 
-		fprintf(h->out, "%s%u,%ld,%ld,%d", n > 1 ? "," : "", nd->parent, str_id(h, name),
+		if (nd->bare) {
+			name = (long)(base + id[n]);
+			flags |= 2;
+		} else {
+			name = str_id(h, nd->u.name);
+			flags |= (strcmp(nd->u.name, "[unmapped]") == 0 ||
+			    strncmp(nd->u.name, "[stack cut", 10) == 0) << 1;
+		}
+		fprintf(h->out, "%s%u,%ld,%ld,%d", n > 1 ? "," : "", nd->parent, name,
 		    str_id(h, nd->module), flags);
 	}
 	fputs("]", h->out);
@@ -383,9 +462,11 @@ print_diff(struct html *h, struct profil_report *base)
 	return h->err;
 }
 
+/* The strings: strs, then the bare names (as profil_tree_name() makes them). */
 static void
 print_strings(struct html *h)
 {
+	char name[4 * 1024 + 32];
 	size_t i;
 
 	fputs(",\n\"strings\":[", h->out);
@@ -393,6 +474,12 @@ print_strings(struct html *h)
 		if (i > 0)
 			fputc(',', h->out);
 		json_str(h->out, h->strs.strs[i]);
+	}
+	for (i = 0; i < h->nbare; i++) {
+		snprintf(name, sizeof(name), "%s+0x%" PRIx64, h->strs.strs[h->bare[i].module],
+		    h->bare[i].offset);
+		fputs(h->strs.n + i > 0 ? "," : "", h->out);
+		json_str(h->out, name);
 	}
 	fputs("]", h->out);
 }
@@ -420,6 +507,7 @@ print_data(struct html *h, struct profil_report *base, const char *title)
 {
 	struct profil_report_time time;
 	struct profil_tree t;
+	uint32_t *id;
 	char said[512];
 	uint64_t start = first_start(h->r);
 	size_t i, n = profil_report_nfiles(h->r);
@@ -443,17 +531,22 @@ print_data(struct html *h, struct profil_report *base, const char *title)
 	    time.wall ? "true" : "false", start);
 	err = profil_tree_build_each(&t, h->r, add_stack, h);
 	fputs("]", h->out);
-	if (err == 0)
-		err = print_nodes(h, &t);
-	profil_tree_release(&t);
-	if (err != 0)
-		return err;
-	print_processes(h, start);
-	err = print_times(h);
+	if (err == 0) {
+		print_processes(h, start);
+		err = print_times(h);
+	}
 	if (err == 0)
 		err = print_lines(h);
 	if (err == 0)
 		err = print_diff(h, base);
+	/* The nodes last, every other string numbered: the bare names come after them all. */
+	id = err == 0 ? malloc(t.n * sizeof(*id)) : NULL;
+	if (err == 0)
+		err = id == NULL ? -ENOMEM : bare_names(h, &t, id);
+	if (err == 0)
+		err = print_nodes(h, &t, id);
+	free(id);
+	profil_tree_release(&t);
 	if (err == 0 && h->err == 0)
 		print_strings(h);
 	fputs("}", h->out);
@@ -506,6 +599,7 @@ profil_export_html(struct profil_report *r, struct profil_report *base, const ch
 	free(h.stack_of);
 	profil_thread_table_release(&h.threads);
 	profil_strtab_release(&h.strs);
+	free(h.bare);
 	if (err == 0 && ferror(out))
 		err = -EIO;
 	return err;

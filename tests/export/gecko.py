@@ -22,6 +22,7 @@ which invariant a file breaks, which that one does not.
 """
 import gzip
 import json
+import re
 import sys
 
 GECKO_PROFILE_VERSION = 36
@@ -94,7 +95,10 @@ def check_thread(t, cats, end):
     what = f"thread {t.get('name')!r}"
     for key, ok in (("name", lambda x: isinstance(x, str)),
                     ("processType", lambda x: isinstance(x, str)),
-                    ("pid", lambda x: isinstance(x, int)), ("tid", lambda x: isinstance(x, int)),
+                    # a later image of a pid (an exec): "pid.image", a process of its own
+                    ("pid", lambda x: isinstance(x, int) or
+                     isinstance(x, str) and re.fullmatch(r"[0-9]+\.[1-9][0-9]*", x)),
+                    ("tid", lambda x: isinstance(x, int)),
                     ("registerTime", is_num),
                     ("unregisterTime", lambda x: x is None or is_num(x)),
                     ("stringTable", lambda x: isinstance(x, list) and
