@@ -18,6 +18,14 @@
 #     all it keeps; the bound is worked out below from their sizes, about 95 bytes a frame
 #     here.  A node was 72 bytes and an arc 32 (marks, the module, waiting and self seconds
 #     in every node) and an index slot 8: 136 a frame; 260 before issue 19.
+#   - the viewer page and the Firefox Profiler export: bounds worked out from the rows each
+#     keeps.  On this file the page took 108 bytes a frame and the Firefox export 142, and its
+#     file was 14.8 times its input: both interned every module+0xoffset name (some 40 bytes
+#     a frame), the Firefox tables had indexes of 8-byte slots, and it built each untimed
+#     sample's stack twice, once under [no time recorded] and once unused.
+# Bounds worked out from rows assume arrays doubled from a power of two, index slots
+# (src/report/index.c) of 4 bytes doubled from 256 while at most half full, and 15% over
+# that for the allocator and the program's pages.
 . "$(dirname "$0")/lib.sh"
 test_needs time:/usr/bin/time golang-go:go python3:python3
 
@@ -79,5 +87,40 @@ test_expect_success 'the pprof file is whole: go tool pprof reads every frame, l
 test_expect_success 'the pprof file is no bigger than its input' '
 	echo "pprof $(wc -c < out.pb.gz) bytes of $(wc -c < deep.profil)" &&
 	test "$(wc -c < out.pb.gz)" -le "$(wc -c < deep.profil)"
+'
+# bound ROW INDEXED FROM EXACT: bytes a frame for a node of ROW bytes in an array doubled from
+# FROM rows, INDEXED index slots each, and EXACT bytes more in arrays of the right size.
+n=$((frames + 2))
+bound() {
+	awk -v n=$n -v row="$1" -v ix="$2" -v from="$3" -v exact="$4" '
+	function cap(x, c) { for (c = from; c <= x; c *= 2); return c }
+	function slots(x, s) { for (s = 256; 2 * x > s; s *= 2); return s }
+	BEGIN { printf "%d", 1.15 * (row * cap(n) + ix * 4 * slots(n) + exact * n) / n }'
+}
+# The page: the tree of frames of the SVG export (a node of 48 bytes a frame in an array
+# doubled from 1024, src/export/tree.h, and its index), then, while its nodes are written,
+# each distinct bare name (16 bytes, its module and offset) and each node's name (4).
+html_bound=$(bound 48 1 1024 20)
+test_expect_success "export -f html: at most $html_bound bytes a frame over the flat view" '
+	within $html_bound export -f html -o out.html
+'
+# The Firefox export: per thread a frame row of 16 bytes and a stack row of 8, both in arrays
+# doubled from 64, each with its index (src/export/firefox.c).
+ff_bound=$(bound 24 2 64 0)
+test_expect_success "export -f firefox: at most $ff_bound bytes a frame over the flat view" '
+	within $ff_bound export -f firefox -o out.json
+'
+# A frame is a frame row "[location,false,1,0]", a stack row "[prefix,frame]", numbers of at
+# most d digits, each row with ",\n", and its name "deep.so+0x<8 digits> (in deep.so)" as a
+# JSON string; the samples and the rest, under 64 KiB more.
+d=${#n}
+test_expect_success 'the Firefox file: a frame row, a stack row and a name a frame, no more' '
+	echo "firefox $(wc -c < out.json) bytes, $(wc -c < deep.profil) in" &&
+	test "$(wc -c < out.json)" -le $((frames * ((d + 14) + (2 * d + 6) + 35) + 65536))
+'
+test_expect_success 'the Firefox file is the format: every sample a stack of D frames' '
+	python3 "$TEST_DIR/export/gecko.py" out.json samples &&
+	test "$(wc -l < samples)" = $N &&
+	test "$(awk -F "\t" "{ print gsub(/;/, \"\", \$5) }" samples | sort -u)" = $D
 '
 test_done
