@@ -139,13 +139,17 @@ int profil_cmd_record_inside(const struct profil_cmd_record_opts *o, char **cmd,
     struct profil_cmd_outdir *out);
 
 /*
- * profil_cmd_record_outside - records from outside into out (opened by the caller): the
+ * cmd/outside.c.  profil_cmd_record_outside - records from outside into out (opened by the caller): the
  * processes o->pids, every process (o->all; cmd may be NULL), or the command cmd started here;
  * o->watch is called as it goes.  Returns the exit status: the command's, or 1 after a message
  * (perf events refused included: no inside recorder stands in).
  */
 int profil_cmd_record_outside(const struct profil_cmd_record_opts *o, char **cmd,
     struct profil_cmd_outdir *out);
+/* The same, where the caller has the inside recorder to fall back on: -1 when perf events
+ * were refused before the command ran, *refused then their errno and nothing said. */
+int profil_cmd_outside_run(const struct profil_cmd_record_opts *o, char **cmd,
+    struct profil_cmd_outdir *out, int *refused);
 
 /*
  * cmd/inside.c, for `profil record` from inside.  report_open binds the abstract socket on which
@@ -160,6 +164,10 @@ int profil_cmd_report_open(void);
 int profil_cmd_report_read(int fd);
 int profil_cmd_seccomp_filtered(long *filters);
 int profil_cmd_outside_probe(void);
+
+/* The status of a command that ended, as a shell gives it (128 + N for signal N, said on
+ * stderr). */
+int profil_cmd_command_status(int status, const char *cmd);
 extern int profil_cmd_probe_killed;
 
 #endif /* PROFIL_CMD_H */
