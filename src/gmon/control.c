@@ -166,10 +166,11 @@ fork_parent(void)
  * FORK_CHILD hook), so no tick lands in the parent's file from here.
  */
 static void
-fork_child(void *arg)
+fork_child(int why, void *arg)
 {
 	struct profil_gmon *g = &profil_gmon_rt;
 
+	(void)why;
 	(void)arg;
 	if (!atomic_load(&g->setup) || atomic_load(&g->finished))
 		goto done;
@@ -201,10 +202,11 @@ done:
  * memory and is left alone.
  */
 static void
-exec_before(void *arg)
+exec_before(int why, void *arg)
 {
 	struct profil_gmon *g = &profil_gmon_rt;
 
+	(void)why;
 	(void)arg;
 	if (!atomic_load(&g->setup) || atomic_load(&g->finished) || !forked ||
 	    getpid() != profile_pid)
@@ -214,10 +216,11 @@ exec_before(void *arg)
 }
 
 static void
-exec_failed(void *arg)
+exec_failed(int why, void *arg)
 {
 	struct profil_gmon *g = &profil_gmon_rt;
 
+	(void)why;
 	(void)arg;
 	if (!unlinked || getpid() != profile_pid)
 		return;

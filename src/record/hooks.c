@@ -77,8 +77,9 @@ open_ring(pid_t tid)
 }
 
 static void
-on_thread_start(void *unused)
+on_thread_start(int why, void *unused)
 {
+	(void)why;
 	(void)unused;
 	profil_record_note_stack_bounds();
 	if (!profil_life.ring_mode || !profil_rec.enabled || profil_rec.pid != getpid() ||
@@ -89,10 +90,11 @@ on_thread_start(void *unused)
 }
 
 static void
-on_thread_exit(void *unused)
+on_thread_exit(int why, void *unused)
 {
 	char name[17] = "";
 
+	(void)why;
 	(void)unused;
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
@@ -107,15 +109,17 @@ on_thread_exit(void *unused)
 }
 
 static void
-on_exec_before(void *unused)
+on_exec_before(int why, void *unused)
 {
+	(void)why;
 	(void)unused;
 	profil_record_flush_now(PROFIL_EXIT_EXEC, 0);
 }
 
 static void
-on_exec_failed(void *unused)
+on_exec_failed(int why, void *unused)
 {
+	(void)why;
 	(void)unused;
 	if (profil_rec.pid == getpid())
 		atomic_store(&profil_life.exec_quiet, 0);
