@@ -154,9 +154,8 @@ int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);
  * src/engine/exit.c: runs the EXIT hooks once per process (profil_exit_run(why), which the
  * destructor, _exit and the fatal-signal handlers call); profil_exit_arm() is the registry's,
  * on each EXIT hook (it installs the fatal-signal handlers); profil_exit_fork_child()
- * gives the hooks to a fork child.  profil_exit_hook_add() is profil_engine_hook_add(EXIT).
+ * gives the hooks to a fork child.
  */
-int profil_exit_hook_add(void (*fn)(int why, void *arg), void *arg);
 void profil_exit_arm(void);
 void profil_exit_run(int why);
 void profil_exit_fork_child(void);

@@ -146,12 +146,6 @@ profil_exit_arm(void)
 	atomic_store(&armed, 1);
 }
 
-int
-profil_exit_hook_add(void (*fn)(int why, void *arg), void *arg)
-{
-	return profil_engine_hook_add(PROFIL_HOOK_EXIT, fn, arg);
-}
-
 /* fork(2) child: the hooks now belong to it, and have not run in it. */
 void
 profil_exit_fork_child(void)

@@ -5,7 +5,10 @@
  *
  * The one pthread_atfork(3) of the library: the parts that must act around a fork (the
  * recorder, the gmon runtime) register at the registry's FORK_* places (engine.h), which run
- * here inside the engine lock, whenever the part registered.
+ * here inside the engine lock, whenever the part registered.  Their order against the engine
+ * no longer rests on which constructor ran first: gcrt1's __gmon_start__ (the gmon runtime)
+ * runs from .preinit_array, before any library's constructor, and the recorder's constructor
+ * ran before the engine's only by link order.
  */
 #include <pthread.h>
 
