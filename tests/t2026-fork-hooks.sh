@@ -53,22 +53,16 @@ test_expect_success "$clock: gmon: the parent counts 32 parent_work(), 10 after_
 '
 
 # Each child's file began as a copy of the parent's at the fork (parent_work() calls of other
-# threads included); child_work() is the child's alone.  Not every child finishes its file
-# yet (so on main as well): a fork while another thread claims its arc table (mcount.c,
-# table_claim) leaves profil_gmon_claiming up in the child, whose exit then waits for it in
-# vain and leaves the file unmerged, which gprof refuses.  Those are counted, not checked.
-test_expect_success "$clock: gmon: each child profile gprof reads has 3 child_work() calls" '
-	n=0 &&
+# threads included); child_work() is the child's alone.  A fork while another thread claimed
+# its arc table left the child's exit waiting for that claim, and the file unmerged (gprof
+# refused it): about one child in 30 here before mcount.c forgot it in the child.
+test_expect_success "$clock: gmon: each child counts its own 3 child_work(), no after_forks()" '
 	for f in gmon.forks.*.out; do
 		test "$f" = "gmon.forks.$parent.out" && continue
-		gprof -b -p "$PG/forks" "$f" > /dev/null 2>&1 || continue
 		test "$(gmon_calls "$PG/forks" "$f" child_work)" = 3 &&
 		test -z "$(gmon_calls "$PG/forks" "$f" after_forks)" || { echo "$f"; exit 1; }
-		n=$((n + 1))
-	done &&
-	echo "# $n of 32 children finished their gmon profile" >&3 &&
-	test $n -gt 0
-' 3>&1
+	done
+'
 
 test_expect_success "$clock: a recording per process, the parent's with after_forks() only" '
 	test "$(ls rec/forks.*.profil | wc -l)" -eq 33 &&
