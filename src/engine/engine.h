@@ -59,23 +59,53 @@ int profil_engine_exec_prepare(void);
 void profil_engine_exec_failed(int token);
 
 /*
- * src/engine/hooks.c: fn(arg) runs at these moments, in registration order.  THREAD_START runs
- * in a new thread (created through pthread_create) before its clock is armed, THREAD_EXIT as it
- * ends; FORK_CHILD in the fork child with the engine lock held and every signal blocked (fn
- * must not take the lock, and must be async-signal-safe); EXEC_BEFORE before an exec function
- * disarms the clocks (also in a vfork child: compare getpid()), EXEC_FAILED if it returned.
- * Registration is not thread-safe against itself; do it at start-up.  Returns 0 or -errno.
+ * src/engine/hooks.c: the one registry of what the engine's consumers (the recorder, the gmon
+ * runtime) do at each moment of the program's life; the engine runs them at its own handling of
+ * that moment.  fn(why, arg) runs at the moment `when`, in registration order (FORK_PREPARE in
+ * reverse, as pthread_atfork(3) runs prepare handlers, so that prepare and parent nest); why is
+ * 0 but at EXIT.  Registration is not thread-safe against itself; do it at start-up.  Returns 0,
+ * -EINVAL or -ENOSPC.  Each library that holds the engine (libprofil, libprofil-record.so) has
+ * a registry of its own, and its engine is the only caller of pthread_atfork in it (fork.c):
+ * with both loaded, each runs its own parts inside its own engine lock.
+ *
+ * THREAD_START	in a new thread (created through pthread_create) before its clock is armed.
+ * THREAD_EXIT	as such a thread ends (return, pthread_exit, cancellation).
+ *
+ * The fork places run inside the library's one pthread_atfork (fork.c), in whatever context
+ * fork(2) was called from (a signal handler included), with the engine lock held and every
+ * signal blocked throughout: fn must not take the engine lock.  A lock of its own taken at
+ * FORK_PREPARE is released at FORK_PARENT and made anew in the child.  In the child of a
+ * threaded process only the forking thread exists; glibc has reset malloc's and stdio's
+ * locks before the handlers run.
+ * FORK_PREPARE	the forking thread before the copy, once the engine lock is taken.
+ * FORK_PARENT	the parent after the copy; the lock is released after the last one.
+ * FORK_CHILD_FIRST	the child, first: the engine's state is still the parent's (its
+ *		clocks not forgotten, the exit hooks still the parent's).  For a part whose reset
+ *		touches nothing of the engine's: the recorder's, which has always run here.
+ * FORK_CHILD	the child, once the engine forgot the parent's clocks, re-armed the forking
+ *		thread (its ticks stay blocked) and gave the exit hooks to the child; the lock
+ *		is released after the last one.
+ *
+ * EXEC_BEFORE	before an exec function disarms the clocks (also in a vfork child: compare
+ *		getpid()); EXEC_FAILED after it returned, clocks re-armed.  errno is kept.
+ * EXIT		once per process as it ends (src/engine/exit.c): why is 0 for exit and _exit,
+ *		or the number of the fatal signal, from its handler on a stack of its own; fn
+ *		must be async-signal-safe.  Registering one installs the fatal-signal handlers.
  */
 enum profil_hook {
 	PROFIL_HOOK_THREAD_START,
 	PROFIL_HOOK_THREAD_EXIT,
+	PROFIL_HOOK_FORK_PREPARE,
+	PROFIL_HOOK_FORK_PARENT,
+	PROFIL_HOOK_FORK_CHILD_FIRST,
 	PROFIL_HOOK_FORK_CHILD,
 	PROFIL_HOOK_EXEC_BEFORE,
 	PROFIL_HOOK_EXEC_FAILED,
+	PROFIL_HOOK_EXIT,
 	PROFIL_HOOK_MAX
 };
-int profil_engine_hook_add(enum profil_hook when, void (*fn)(void *arg), void *arg);
-void profil_engine_hooks_run(enum profil_hook when);
+int profil_engine_hook_add(enum profil_hook when, void (*fn)(int why, void *arg), void *arg);
+void profil_engine_hooks_run(enum profil_hook when, int why);
 
 /* src/engine/clock.c */
 int profil_clock_arm(struct profil_thread *t, pid_t tid, int clock, unsigned int hz, int signo);
@@ -121,10 +151,12 @@ int profil_engine_starved_locked(void);
 int profil_threads_foreach(void (*fn)(pid_t tid, void *arg), void *arg);
 
 /*
- * src/engine/exit.c: fn(why, arg) runs once as the process ends: why is 0 for exit and _exit,
- * or the fatal signal's number.  fn must be async-signal-safe.  Returns 0 or -ENOSPC.
+ * src/engine/exit.c: runs the EXIT hooks once per process (profil_exit_run(why), which the
+ * destructor, _exit and the fatal-signal handlers call); profil_exit_arm() is the registry's,
+ * on each EXIT hook (it installs the fatal-signal handlers); profil_exit_fork_child()
+ * gives the hooks to a fork child.
  */
-int profil_exit_hook_add(void (*fn)(int why, void *arg), void *arg);
+void profil_exit_arm(void);
 void profil_exit_run(int why);
 void profil_exit_fork_child(void);
 

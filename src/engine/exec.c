@@ -12,17 +12,17 @@
 
 extern char **environ;
 
-#define EXEC_WRAP(call)                                        \
-	do {                                                   \
-		int token_, r_;                                \
-		if (profil_real.execve == NULL)                \
-			profil_real_resolve();                 \
-		profil_engine_hooks_run(PROFIL_HOOK_EXEC_BEFORE); \
-		token_ = profil_engine_exec_prepare();         \
-		r_ = (call);                                   \
-		profil_engine_exec_failed(token_);             \
-		profil_engine_hooks_run(PROFIL_HOOK_EXEC_FAILED); \
-		return r_;                                     \
+#define EXEC_WRAP(call)                                              \
+	do {                                                         \
+		int token_, r_;                                      \
+		if (profil_real.execve == NULL)                      \
+			profil_real_resolve();                       \
+		profil_engine_hooks_run(PROFIL_HOOK_EXEC_BEFORE, 0); \
+		token_ = profil_engine_exec_prepare();               \
+		r_ = (call);                                         \
+		profil_engine_exec_failed(token_);                   \
+		profil_engine_hooks_run(PROFIL_HOOK_EXEC_FAILED, 0); \
+		return r_;                                           \
 	} while (0)
 
 PROFIL_API int

@@ -17,15 +17,10 @@
 
 #include "engine.h"
 
-#define MAX_HOOKS 8
 /* The fatal-signal flush's own stack: the flush needs a few KiB, static buffers do the rest. */
 #define FLUSH_STACK_BYTES (64 * 1024)
 
-static struct {
-	void (*fn)(int why, void *arg);
-	void *arg;
-} hooks[MAX_HOOKS];
-static atomic_int nhooks;
+static atomic_int armed;	/* an EXIT hook was registered (hooks.c) */
 static atomic_int ran;		/* hooks run at most once per process */
 static pid_t owner;		/* the process the hooks belong to; a vfork child is not it */
 
@@ -52,10 +47,7 @@ exit_claim(void)
 static void
 hooks_run(int why)
 {
-	int i, n = atomic_load(&nhooks);
-
-	for (i = 0; i < n; i++)
-		hooks[i].fn(why, hooks[i].arg);
+	profil_engine_hooks_run(PROFIL_HOOK_EXIT, why);
 }
 
 void
@@ -143,32 +135,22 @@ fatal_install(void)
 	}
 }
 
-/*
- * Registers fn to run once when the process ends: why is 0 for exit and _exit, or the number
- * of the fatal signal.  fn must be async-signal-safe.  Returns 0 or -ENOSPC.
- */
-int
-profil_exit_hook_add(void (*fn)(int why, void *arg), void *arg)
+/* Each EXIT hook registered (hooks.c): the hooks belong to this process, which they watch. */
+void
+profil_exit_arm(void)
 {
-	int n = atomic_load(&nhooks);
-
-	if (n >= MAX_HOOKS)
-		return -ENOSPC;
-	hooks[n].fn = fn;
-	hooks[n].arg = arg;
-	atomic_store(&nhooks, n + 1);
 	owner = getpid();
 	if (profil_real.sigaction == NULL)
 		profil_real_resolve();
 	fatal_install();
-	return 0;
+	atomic_store(&armed, 1);
 }
 
 /* fork(2) child: the hooks now belong to it, and have not run in it. */
 void
 profil_exit_fork_child(void)
 {
-	if (atomic_load(&nhooks) == 0)
+	if (!atomic_load(&armed))
 		return;
 	owner = getpid();
 	atomic_store(&ran, 0);

@@ -22,7 +22,7 @@ static void
 thread_end(void *unused)
 {
 	(void)unused;
-	profil_engine_hooks_run(PROFIL_HOOK_THREAD_EXIT);
+	profil_engine_hooks_run(PROFIL_HOOK_THREAD_EXIT, 0);
 	profil_engine_thread_exit();
 }
 
@@ -33,7 +33,7 @@ thread_main(void *p)
 	void *ret;
 
 	free(p);
-	profil_engine_hooks_run(PROFIL_HOOK_THREAD_START);
+	profil_engine_hooks_run(PROFIL_HOOK_THREAD_START, 0);
 	profil_engine_thread_start();
 	/* Runs on return, pthread_exit and cancellation alike. */
 	pthread_cleanup_push(thread_end, NULL);

@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <link.h>
 #include <linux/membarrier.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -132,7 +131,8 @@ profil_gmon_stop_locked(void)
  * fork(2).  The buffer is a shared mapping, so until the child has its own file the parent's
  * writes land in both: the parent waits in its fork handler until the child has copied the
  * data (the byte on this pipe, or end of file if no child was made).  Only other threads of a
- * threaded parent still run during that copy.
+ * threaded parent still run during that copy, and any that wants the engine lock waits: the
+ * engine's fork places (engine.h) hold it.
  */
 static _Thread_local int fork_pipe[2] = { -1, -1 };
 static pid_t profile_pid;	/* the process the file belongs to (not a vfork child) */
@@ -140,18 +140,22 @@ static int forked;		/* this process's file began as a copy at fork */
 static int unlinked;		/* removed before an exec that may yet fail */
 
 static void
-fork_prepare(void)
+fork_prepare(int why, void *arg)
 {
+	(void)why;
+	(void)arg;
 	if (!atomic_load(&profil_gmon_rt.setup) || atomic_load(&profil_gmon_rt.finished) ||
 	    pipe2(fork_pipe, O_CLOEXEC) != 0)
 		fork_pipe[0] = fork_pipe[1] = -1;
 }
 
 static void
-fork_parent(void)
+fork_parent(int why, void *arg)
 {
 	char c;
 
+	(void)why;
+	(void)arg;
 	if (fork_pipe[0] < 0)
 		return;
 	close(fork_pipe[1]);
@@ -166,10 +170,11 @@ fork_parent(void)
  * FORK_CHILD hook), so no tick lands in the parent's file from here.
  */
 static void
-fork_child(void *arg)
+fork_child(int why, void *arg)
 {
 	struct profil_gmon *g = &profil_gmon_rt;
 
+	(void)why;
 	(void)arg;
 	if (!atomic_load(&g->setup) || atomic_load(&g->finished))
 		goto done;
@@ -201,10 +206,11 @@ done:
  * memory and is left alone.
  */
 static void
-exec_before(void *arg)
+exec_before(int why, void *arg)
 {
 	struct profil_gmon *g = &profil_gmon_rt;
 
+	(void)why;
 	(void)arg;
 	if (!atomic_load(&g->setup) || atomic_load(&g->finished) || !forked ||
 	    getpid() != profile_pid)
@@ -214,10 +220,11 @@ exec_before(void *arg)
 }
 
 static void
-exec_failed(void *arg)
+exec_failed(int why, void *arg)
 {
 	struct profil_gmon *g = &profil_gmon_rt;
 
+	(void)why;
 	(void)arg;
 	if (!unlinked || getpid() != profile_pid)
 		return;
@@ -318,12 +325,13 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	g->membarrier = (profil_seccomp_filtered() == 0 ||
 	    profil_seccomp_kills(try_membarrier, NULL) == 0) &&
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	profil_engine_hook_add(PROFIL_HOOK_FORK_PREPARE, fork_prepare, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_FORK_PARENT, fork_parent, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_FORK_CHILD, fork_child, NULL);
-	pthread_atfork(fork_prepare, fork_parent, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_EXEC_BEFORE, exec_before, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_EXEC_FAILED, exec_failed, NULL);
 	profile_pid = getpid();
-	profil_exit_hook_add(at_exit, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_EXIT, at_exit, NULL);
 	atomic_store(&g->setup, 1);
 
 	profil_engine_lock(&saved);

@@ -93,6 +93,7 @@ _mcount(void *frompc)
 struct gmon_thread {
 	struct profil_gmon_table *table;
 	int busy;
+	int claiming;		/* counted in profil_gmon_claiming (for a fork child) */
 };
 static __thread struct gmon_thread self __attribute__((tls_model("initial-exec")));
 
@@ -141,6 +142,15 @@ profil_gmon_tables_init(void)
 	return 0;
 }
 
+/* Whether this thread is counted in profil_gmon_claiming, as a signal handler would see it. */
+static void
+claim_mark(int on)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	self.claiming = on;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
 static struct profil_gmon_table *
 table_claim(void)
 {
@@ -153,7 +163,9 @@ table_claim(void)
 	 * sides use sequentially consistent operations (Dekker), exit waits for 0.
 	 */
 	atomic_fetch_add(&profil_gmon_claiming, 1);
+	claim_mark(1);
 	if (atomic_load(&g->state) != PROFIL_GMON_ON) {
+		claim_mark(0);
 		atomic_fetch_sub(&profil_gmon_claiming, 1);
 		return NULL;
 	}
@@ -191,21 +203,29 @@ table_claim(void)
 	self.table = t;
 	if (table_key_made)
 		pthread_setspecific(table_key, t);
+	claim_mark(0);
 	atomic_fetch_sub(&profil_gmon_claiming, 1);
 	return t;
 full:
+	claim_mark(0);
 	atomic_fetch_sub(&profil_gmon_claiming, 1);
 	atomic_fetch_add(&g->dropped, 1);
 	report_full();
 	return NULL;
 }
 
-/* fork(2) child: only the forking thread lives on; the others' tables are free for reuse. */
+/*
+ * fork(2) child: only the forking thread lives on; the others' tables are free for reuse, and
+ * a claim another thread was making at the copy never ends here: counted on, it would keep
+ * exit waiting in vain, and the child's profile unmerged.  A half-made table is harmless:
+ * exit reads no further than the file's length, and skips empty slots.
+ */
 void
 profil_gmon_thread_forget_all(void)
 {
 	size_t i, n = atomic_load(&profil_gmon_rt.ntables);
 
+	atomic_store(&profil_gmon_claiming, self.claiming);
 	for (i = 0; i < n && i < PROFIL_GMON_TABLES; i++) {
 		atomic_store(&profil_gmon_rt.tables[i].inside, 0);
 		if (&profil_gmon_rt.tables[i] != self.table)

@@ -12,8 +12,7 @@
 #include "life.h"
 #include "record.h"
 
-static sigset_t atfork_saved;
-static int atfork_taken;		/* the fork took the lock (not already held here) */
+static int fork_taken;		/* the fork took the lock (not already held here) */
 
 /*
  * The recorder's own executable segment, from its program headers: the linker defines
@@ -77,8 +76,9 @@ open_ring(pid_t tid)
 }
 
 static void
-on_thread_start(void *unused)
+on_thread_start(int why, void *unused)
 {
+	(void)why;
 	(void)unused;
 	profil_record_note_stack_bounds();
 	if (!profil_life.ring_mode || !profil_rec.enabled || profil_rec.pid != getpid() ||
@@ -89,10 +89,11 @@ on_thread_start(void *unused)
 }
 
 static void
-on_thread_exit(void *unused)
+on_thread_exit(int why, void *unused)
 {
 	char name[17] = "";
 
+	(void)why;
 	(void)unused;
 	if (!profil_rec.enabled || profil_rec.pid != getpid())
 		return;
@@ -107,15 +108,17 @@ on_thread_exit(void *unused)
 }
 
 static void
-on_exec_before(void *unused)
+on_exec_before(int why, void *unused)
 {
+	(void)why;
 	(void)unused;
 	profil_record_flush_now(PROFIL_EXIT_EXEC, 0);
 }
 
 static void
-on_exec_failed(void *unused)
+on_exec_failed(int why, void *unused)
 {
+	(void)why;
 	(void)unused;
 	if (profil_rec.pid == getpid())
 		atomic_store(&profil_life.exec_quiet, 0);
@@ -158,34 +161,37 @@ dir_reopen(void)
 
 /*
  * fork: the lock is held across it, so the child never inherits a half-written table or file;
- * the child starts empty, under its own name, with a flusher of its own.
+ * the child starts empty, under its own name, with a flusher of its own.  The engine's fork
+ * places (engine.h): its lock held and every signal blocked from before the copy until after
+ * these; the child's part runs before the engine re-arms the child's clocks.
  */
 static void
-atfork_prepare(void)
+fork_prepare(int why, void *unused)
 {
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &atfork_saved);
+	(void)why;
+	(void)unused;
 	profil_record_unwind_fork_prepare();
-	atfork_taken = profil_record_lock();
+	fork_taken = profil_record_lock();
 }
 
 static void
-atfork_parent(void)
+fork_parent(int why, void *unused)
 {
-	if (atfork_taken)
+	(void)why;
+	(void)unused;
+	if (fork_taken)
 		profil_record_unlock();
 	profil_record_unwind_fork_parent();
-	pthread_sigmask(SIG_SETMASK, &atfork_saved, NULL);
 }
 
 static void
-atfork_child(void)
+fork_child(int why, void *unused)
 {
 	struct profil_stacks *s = &profil_rec.stacks;
 	int i;
 
+	(void)why;
+	(void)unused;
 	profil_record_lock_reset();
 	/* The parent's recorder thread is not in the child; a new one takes requests. */
 	atomic_store(&profil_life.flusher_tid, 0);
@@ -244,7 +250,6 @@ atfork_child(void)
 		else
 			profil_record_flusher_start();
 	}
-	pthread_sigmask(SIG_SETMASK, &atfork_saved, NULL);
 }
 
 void
@@ -261,6 +266,8 @@ profil_record_hooks_add(void)
 	profil_engine_hook_add(PROFIL_HOOK_THREAD_EXIT, on_thread_exit, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_EXEC_BEFORE, on_exec_before, NULL);
 	profil_engine_hook_add(PROFIL_HOOK_EXEC_FAILED, on_exec_failed, NULL);
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-	profil_exit_hook_add(record_on_exit, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_FORK_PREPARE, fork_prepare, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_FORK_PARENT, fork_parent, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_FORK_CHILD_FIRST, fork_child, NULL);
+	profil_engine_hook_add(PROFIL_HOOK_EXIT, record_on_exit, NULL);
 }
