@@ -157,7 +157,7 @@ $(B)/tests/unit/%: tests/unit/%.c tests/tap.h $(LIB_OBJ)
 
 # The same said explicitly, for a build tree made before the dependency files existed.
 $(B)/tests/unit/format: src/format/crc32.c src/format/open.c src/format/reader.c \
-    src/format/writer.c src/format/format.h
+    src/format/writer.c src/format/format.h src/profile/profile.c src/profile/profile.h
 
 # Report tests link the command's objects but cmd/ (main() is there), and two libraries of
 # their own: one linked, one to dlopen.
@@ -261,7 +261,7 @@ FUZZ_BIN     := $(B)/tests/fuzz/reader $(B)/tests/fuzz/export $(B)/tests/fuzz/ou
 	$(B)/tests/fuzz/cfi $(B)/tests/fuzz/jit
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Isrc
-FUZZ_FORMAT  := src/format/reader.c src/format/open.c src/format/crc32.c
+FUZZ_FORMAT  := src/format/reader.c src/format/open.c src/format/crc32.c src/profile/profile.c
 # The report reads unwind entries to name a stripped binary's code (module_elf.c).
 FUZZ_EXPORT  := $(FUZZ_FORMAT) $(wildcard src/report/*.c src/export/*.c) src/cfi/object.c \
 	src/cfi/frame.c src/cfi/read.c src/cfi/table.c src/cfi/zlib.c src/sample/walk.c $(VIEWER_C)
@@ -277,9 +277,9 @@ $(B)/tests/fuzz/export: tests/fuzz/export.c tests/fuzz/crc.h $(FUZZ_EXPORT) \
 		$(CLI_LIBS)
 
 # The outside recorder's record parser, on its own: the session, its index and the writer.
-FUZZ_OUTSIDE := $(wildcard src/outside/*.c src/cfi/*.c src/jit/*.c src/perf/*.c) \
+FUZZ_OUTSIDE := $(sort $(wildcard src/outside/*.c src/cfi/*.c src/jit/*.c src/perf/*.c) \
 	src/sample/walk.c src/report/index.c src/format/writer.c $(wildcard src/profile/*.c) \
-	$(FUZZ_FORMAT)
+	$(FUZZ_FORMAT))
 $(B)/tests/fuzz/outside: tests/fuzz/outside.c $(FUZZ_OUTSIDE) $(wildcard src/outside/*.h) \
 		$(wildcard src/profile/*.h) src/perf/perf.h \
 		src/report/index.h src/format/format.h src/cfi/cfi.h src/sample/unwind.h

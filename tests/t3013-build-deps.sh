@@ -4,7 +4,8 @@
 # pretends a file is new without touching the tree.
 . "$(dirname "$0")/lib.sh"
 
-for src in src/format/reader.c src/format/writer.c src/format/crc32.c src/format/format.h; do
+for src in src/format/reader.c src/format/writer.c src/format/crc32.c src/format/format.h \
+    src/profile/profile.c; do
 	test_expect_success "a newer $src rebuilds tests/unit/format" "
 		make -s -n -C \"\$ROOT\" B=\"\$B\" -W $src \"\$B/tests/unit/format\" > plan &&
 		cat plan &&

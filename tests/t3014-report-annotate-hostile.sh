@@ -13,7 +13,7 @@ mkdir src &&
 cc -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -I"$ROOT/include" -I"$ROOT/src" \
 	-fdebug-prefix-map="$R=$TRASH/src" -o mk "$R/mkstacks.c" \
 	"$B"/cli/src/format/*.o "$B"/cli/src/report/*.o "$B"/cli/src/cfi/*.o \
-	"$B"/cli/src/sample/walk.o \
+	"$B"/cli/src/sample/walk.o "$B"/cli/src/profile/profile.o \
 	-L"$B/tests/report" -Wl,-rpath,"$B/tests/report" -lshared -ldl -ldw -lelf -lz -liberty -lm ||
 	echo "not ok - mkstacks built with its source in ./src"
 objcopy --strip-debug "$B/tests/report/libplugin.so" nodebug.so

@@ -59,9 +59,6 @@ int profil_file_parse(const void *data, size_t len, struct profil_file **out, ch
 struct stat;
 int profil_file_open_regular(const char *path, struct stat *st);
 
-/* Frees what profil_file_read() returned; NULL is allowed. */
-void profil_file_free(struct profil_file *f);
-
 
 /*
  * The writer: serializes field by field into a fixed buffer and writes it out with write(2).

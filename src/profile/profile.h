@@ -169,6 +169,13 @@ struct profil_file {
 	uint64_t *map_maxend;
 };
 
+/* Indexes a filled profile for the lookups below: its names sorted by address, its mappings
+ * by start.  Returns 0 or -ENOMEM. */
+int profil_file_index(struct profil_file *f);
+
+/* Frees a profile the reader returned, and all it holds; NULL is allowed. */
+void profil_file_free(struct profil_file *f);
+
 /* The mapping a pc of a sample taken in epoch belongs to, or NULL.  Logarithmic in the
  * mappings for a file whose mappings at one epoch do not overlap (what a recorder writes). */
 const struct profil_file_mapping *profil_file_mapping_find(const struct profil_file *f,

@@ -14,6 +14,7 @@
 #include "format/open.c"
 #include "format/reader.c"
 #include "format/writer.c"
+#include "profile/profile.c"
 
 static struct profil_writer w;
 /* Sample 0 (5 ticks) in slots 0 and 5, sample 1 (2 ticks) in slot 7. */

@@ -14,6 +14,7 @@
 #include "format/open.c"
 #include "format/reader.c"
 #include "format/writer.c"
+#include "profile/profile.c"
 #include "profile/samples.c"
 #include "profile/timeline.c"
 #include "report/index.c"
