@@ -18,6 +18,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "fleet/target.h"
 #include "outside/outside.h"
 
 #define PUSH_QUEUE_MAX	(8u << 20)
@@ -57,184 +58,6 @@ struct profil_push {
 	size_t answer_len;
 	struct profil_push_stats st;
 };
-
-static void
-say(char *err, size_t errlen, const char *fmt, const char *subject)
-{
-	if (errlen > 0)
-		snprintf(err, errlen, fmt, subject);
-}
-
-/*
- * Pyroscope's labelset.Parse and validate.go: the name's characters are letters, digits and
- * _ . - /; a label's, letters, digits, _ and .; a value ends at , or } and is trimmed of space.
- */
-static int
-name_ok(const char *s, const char *also)
-{
-	if (*s == '\0')
-		return 0;
-	for (; *s != '\0'; s++)
-		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
-		    !(*s >= '0' && *s <= '9') && *s != '_' && *s != '.' && strchr(also, *s) == NULL)
-			return 0;
-	return 1;
-}
-
-/* A label's value: printable ASCII, without the space labelset.Parse trims nor , = { }. */
-static int
-value_ok(const char *v)
-{
-	if (*v == '\0')
-		return 0;
-	for (; *v != '\0'; v++)
-		if ((unsigned char)*v < 0x21 || (unsigned char)*v > 0x7e || strchr(",={}", *v))
-			return 0;
-	return 1;
-}
-
-void
-profil_push_label_fix(char *value)
-{
-	for (; *value != '\0'; value++) {
-		char one[2] = { *value, '\0' };
-
-		if (!value_ok(one))
-			*value = '_';
-	}
-}
-
-static int
-labels_ok(const char *labels, char *err, size_t errlen)
-{
-	char *copy = strdup(labels), *save = NULL, *kv, *v;
-	int ok = 1;
-
-	if (copy == NULL)
-		return -ENOMEM;
-	for (kv = strtok_r(copy, ",", &save); ok && kv != NULL; kv = strtok_r(NULL, ",", &save)) {
-		if ((v = strchr(kv, '=')) == NULL) {
-			say(err, errlen, "a label is not key=value: '%s'", kv);
-			ok = 0;
-			break;
-		}
-		*v++ = '\0';
-		if (!name_ok(kv, "") || strcmp(kv, "__name__") == 0) {
-			say(err, errlen, "a label's key has characters Pyroscope refuses: '%s'",
-			    kv);
-			ok = 0;
-		} else if (!value_ok(v)) {
-			say(err, errlen,
-			    "a label's value is empty or has space , = { } or non-ASCII: '%s'", v);
-			ok = 0;
-		}
-	}
-	if (ok && (labels[0] == ',' || strstr(labels, ",,") != NULL ||
-	    labels[strlen(labels) - 1] == ',')) {
-		say(err, errlen, "the labels have an empty one: '%s'", labels);
-		ok = 0;
-	}
-	free(copy);
-	return ok ? 0 : -EINVAL;
-}
-
-/* "http(s)://host[:port][/prefix]" + "/ingest?name=APP{labels}&format=pprof&spyName=profil". */
-static int
-build_prefix(struct profil_push *p, const struct profil_push_opts *o, char *err, size_t errlen)
-{
-	CURLU *u = curl_url();
-	char *scheme = NULL, *query = NULL, *frag = NULL, *path = NULL, *base = NULL;
-	char *name = NULL, *esc = NULL;
-	int rc = -EINVAL;
-
-	if (u == NULL)
-		return -ENOMEM;
-	if (curl_url_set(u, CURLUPART_URL, o->url, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-		say(err, errlen, "not an http:// or https:// URL: '%s'", o->url);
-		goto out;
-	}
-	if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_FRAGMENT, &frag, 0) == CURLUE_OK) {
-		say(err, errlen, "the server's URL has a query or fragment: '%s'", o->url);
-		goto out;
-	}
-	rc = -ENOMEM;
-	if (curl_url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK)
-		goto out;
-	{
-		size_t n = strlen(path);
-		char *ingest = malloc(n + sizeof("/ingest"));
-
-		if (ingest == NULL)
-			goto out;
-		while (n > 0 && path[n - 1] == '/')
-			n--;
-		memcpy(ingest, path, n);
-		strcpy(ingest + n, "/ingest");
-		n = curl_url_set(u, CURLUPART_PATH, ingest, 0) != CURLUE_OK;
-		free(ingest);
-		if (n || curl_url_get(u, CURLUPART_URL, &base, 0) != CURLUE_OK)
-			goto out;
-	}
-	if (asprintf(&name, "%s{%s}", o->app, o->labels != NULL ? o->labels : "") < 0) {
-		name = NULL;
-		goto out;
-	}
-	if ((esc = curl_easy_escape(p->easy, name, 0)) == NULL)
-		goto out;
-	if (asprintf(&p->prefix, "%s?name=%s&format=pprof&spyName=profil", base, esc) < 0) {
-		p->prefix = NULL;
-		goto out;
-	}
-	rc = 0;
-out:
-	curl_free(esc);
-	free(name);
-	curl_free(base);
-	curl_free(path);
-	curl_free(frag);
-	curl_free(query);
-	curl_free(scheme);
-	curl_url_cleanup(u);
-	return rc;
-}
-
-/* The auth file's first line: "user:password" for basic auth, else a bearer token. */
-static int
-read_auth(struct profil_push *p, const char *path, char *err, size_t errlen)
-{
-	char line[4096];
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (f == NULL) {
-		int e = errno;
-
-		if (errlen > 0)
-			snprintf(err, errlen, "cannot read the auth file (%s): '%s'", strerror(e),
-			    path);
-		return -e;
-	}
-	if (fgets(line, sizeof(line), f) == NULL)
-		line[0] = '\0';
-	fclose(f);
-	n = strcspn(line, "\r\n");
-	line[n] = '\0';
-	if (n == 0 || strpbrk(line, " \t") != NULL) {
-		say(err, errlen, "the auth file's first line is empty or has blanks: '%s'", path);
-		explicit_bzero(line, sizeof(line));
-		return -EINVAL;
-	}
-	if (strchr(line, ':') != NULL) {
-		p->userpwd = strdup(line);
-	} else if (asprintf(&p->bearer, "Authorization: Bearer %s", line) < 0) {
-		p->bearer = NULL;
-	}
-	explicit_bzero(line, sizeof(line));
-	return p->userpwd != NULL || p->bearer != NULL ? 0 : -ENOMEM;
-}
 
 /* libcurl says which sockets it waits on: they go into (or out of) the epoll set. */
 static int
@@ -295,15 +118,15 @@ profil_push_new(const struct profil_push_opts *o, char *err, size_t errlen)
 	struct epoll_event ev = { .events = EPOLLIN };
 	int rc = -ENOMEM;
 
-	say(err, errlen, "%s", "");
-	if (o->url == NULL || o->app == NULL || !name_ok(o->app, "-/")) {
-		say(err, errlen, "the application name must be letters, digits, _ . - or /: '%s'",
+	profil_push_say(err, errlen, "%s", "");
+	if (o->url == NULL || o->app == NULL || !profil_push_name_ok(o->app, "-/")) {
+		profil_push_say(err, errlen, "the application name must be letters, digits, _ . - or /: '%s'",
 		    o->app != NULL ? o->app : "");
 		errno = EINVAL;
 		return NULL;
 	}
 	if (o->labels != NULL && o->labels[0] != '\0' &&
-	    (rc = labels_ok(o->labels, err, errlen)) < 0) {
+	    (rc = profil_push_labels_ok(o->labels, err, errlen)) < 0) {
 		errno = -rc;
 		return NULL;
 	}
@@ -319,15 +142,15 @@ profil_push_new(const struct profil_push_opts *o, char *err, size_t errlen)
 	rc = -ENOMEM;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		free(p);
-		say(err, errlen, "%s", "libcurl did not initialize");
+		profil_push_say(err, errlen, "%s", "libcurl did not initialize");
 		errno = ENOMEM;
 		return NULL;
 	}
 	if ((p->easy = curl_easy_init()) == NULL || (p->multi = curl_multi_init()) == NULL)
 		goto fail;
-	if ((rc = build_prefix(p, o, err, errlen)) < 0)
+	if ((rc = profil_push_url_prefix(p->easy, o, &p->prefix, err, errlen)) < 0)
 		goto fail;
-	if (o->auth_file != NULL && (rc = read_auth(p, o->auth_file, err, errlen)) < 0)
+	if (o->auth_file != NULL && (rc = profil_push_auth_read(o->auth_file, &p->userpwd, &p->bearer, err, errlen)) < 0)
 		goto fail;
 	rc = -ENOMEM;
 	if ((p->headers = curl_slist_append(NULL, "Content-Type: application/octet-stream")) ==
@@ -342,8 +165,8 @@ profil_push_new(const struct profil_push_opts *o, char *err, size_t errlen)
 	if (o->tenant != NULL) {
 		char *h = NULL;
 
-		if (!name_ok(o->tenant, "-/:")) {
-			say(err, errlen, "the tenant must be letters, digits, _ . - / or ':': '%s'",
+		if (!profil_push_name_ok(o->tenant, "-/:")) {
+			profil_push_say(err, errlen, "the tenant must be letters, digits, _ . - / or ':': '%s'",
 			    o->tenant);
 			rc = -EINVAL;
 			goto fail;
@@ -393,7 +216,7 @@ profil_push_new(const struct profil_push_opts *o, char *err, size_t errlen)
 	return p;
 fail:
 	if (rc == -ENOMEM && (errlen == 0 || err[0] == '\0'))
-		say(err, errlen, "%s", "out of memory");
+		profil_push_say(err, errlen, "%s", "out of memory");
 	profil_push_free(p);
 	errno = -rc;
 	return NULL;
