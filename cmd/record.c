@@ -228,9 +228,9 @@ note_profiles(const struct profil_cmd_outdir *out)
 			    "RLIMIT_NOFILE, RLIMIT_MEMLOCK?)", path);
 		if (f->hdr.dropped > 0)
 			profil_cmd_error("samples dropped (see the header's dropped count)", path);
+		/* JIT names, which the recorder in the program leaves to us: from the file read. */
+		r = profil_jit_name_profile(dirfd(dp), d->d_name, f, why, sizeof(why));
 		profil_file_free(f);
-		/* JIT names, which the recorder in the program leaves to us. */
-		r = profil_jit_name_profile(dirfd(dp), d->d_name, why, sizeof(why));
 		if (why[0] != '\0')
 			profil_cmd_error("JIT names not read (perf's rule: a regular file "
 			    "owned by root or by the user profil runs as)", why);

@@ -6,7 +6,6 @@
  * the jitdump files the process mapped, which its mappings list.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,26 +42,18 @@ names_read(const struct profil_file *f, struct profil_jit_table *t, char *why, s
 }
 
 ssize_t
-profil_jit_name_profile(int dirfd, const char *name, char *why, size_t cap)
+profil_jit_name_profile(int dirfd, const char *name, const struct profil_file *f, char *why,
+    size_t cap)
 {
 	struct profil_jit_table t;
 	struct profil_writer *w = NULL;
-	struct profil_file *f;
-	char err[256], tmp[PROFIL_FORMAT_MAX_NAME + 64];
+	char tmp[PROFIL_FORMAT_MAX_NAME + 64];
 	ssize_t n = 0;
 	size_t i;
 	int fd, r;
 
 	if (cap > 0)
 		why[0] = '\0';
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	snprintf(tmp, sizeof(tmp), "/proc/self/fd/%d", fd);
-	r = profil_file_read(tmp, &f, err, sizeof(err));
-	close(fd);
-	if (r < 0)
-		return r;
 	profil_jit_table_init(&t);
 	if (f->ncodes == 0)
 		names_read(f, &t, why, cap);
@@ -87,6 +78,5 @@ profil_jit_name_profile(int dirfd, const char *name, char *why, size_t cap)
 out:
 	free(w);
 	profil_jit_table_free(&t);
-	profil_file_free(f);
 	return n;
 }
