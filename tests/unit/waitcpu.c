@@ -9,6 +9,7 @@
 #include "cfi/read.c"
 #include "cfi/table.c"
 #include "cfi/object.c"
+#include "cfi/fpproof.c"
 #include "cfi/waiting.c"
 
 #include "../tap.h"
