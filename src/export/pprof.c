@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "export/export.h"
+#include "export/pb.h"
 #include "format/format.h"
 #include "report/index.h"
 #include "report/report.h"
@@ -33,78 +34,6 @@ enum {
 	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
-
-/* A growable byte buffer; an allocation failure is sticky and reported at the end. */
-struct pb {
-	uint8_t *p;
-	size_t len, cap;
-	int error;
-};
-
-static void
-pb_bytes(struct pb *b, const void *data, size_t len)
-{
-	/* An empty buffer has no storage yet, and memcpy from NULL is undefined even for 0 bytes. */
-	if (b->error || len == 0)
-		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (p == NULL) {
-			b->error = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-static void
-pb_varint(struct pb *b, uint64_t v)
-{
-	uint8_t tmp[10];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v != 0);
-	pb_bytes(b, tmp, n);
-}
-
-/* A varint field; proto3 omits zero scalars, and so do we. */
-static void
-pb_uint(struct pb *b, unsigned field, uint64_t v)
-{
-	if (v == 0)
-		return;
-	pb_varint(b, (uint64_t)field << 3);
-	pb_varint(b, v);
-}
-
-static void
-pb_len(struct pb *b, unsigned field, const void *data, size_t len)
-{
-	pb_varint(b, (uint64_t)field << 3 | 2);
-	pb_varint(b, len);
-	pb_bytes(b, data, len);
-}
-
-/* Appends sub as a length-delimited field of b and empties sub. */
-static void
-pb_msg(struct pb *b, unsigned field, struct pb *sub)
-{
-	if (sub->error)
-		b->error = sub->error;
-	pb_len(b, field, sub->p, sub->len);
-	sub->len = 0;
-}
 
 /* Ids of one kind of message, by a pair of keys: row i has id i + 1 (ids are non-zero). */
 struct idtab {
@@ -194,7 +123,7 @@ out_deflate(struct pprof *pp, const void *data, size_t len, int flush)
 static void
 out_bytes(struct pprof *pp, const void *data, size_t len, int flush)
 {
-	pb_bytes(&pp->stage, data, len);
+	profil_pb_bytes(&pp->stage, data, len);
 	if (pp->stage.error)
 		pp->error = pp->stage.error;
 	if (pp->stage.len < STAGE_BLOCK && flush == Z_NO_FLUSH)
@@ -210,8 +139,8 @@ out_msg(struct pprof *pp, unsigned field, struct pb *sub)
 	if (sub->error)
 		pp->error = sub->error;
 	pp->msg.len = 0;
-	pb_varint(&pp->msg, (uint64_t)field << 3 | 2);
-	pb_varint(&pp->msg, sub->len);
+	profil_pb_varint(&pp->msg, (uint64_t)field << 3 | 2);
+	profil_pb_varint(&pp->msg, sub->len);
 	if (pp->msg.error)
 		pp->error = pp->msg.error;
 	out_bytes(pp, pp->msg.p, pp->msg.len, Z_NO_FLUSH);
@@ -281,7 +210,7 @@ static uint64_t
 str_write(struct pprof *pp, const char *s)
 {
 	pp->msg.len = 0;
-	pb_len(&pp->msg, PROFILE_STRING_TABLE, s, strlen(s));
+	profil_pb_len(&pp->msg, PROFILE_STRING_TABLE, s, strlen(s));
 	if (pp->msg.error)
 		pp->error = pp->msg.error;
 	out_bytes(pp, pp->msg.p, pp->msg.len, Z_NO_FLUSH);
@@ -322,17 +251,17 @@ mapping_id(struct pprof *pp, size_t file_index, const struct profil_file *file,
 	for (i = 0; i < m->build_id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
 	hex[2 * i] = '\0';
-	pb_uint(&pp->tmp, MAPPING_ID, id);
-	pb_uint(&pp->tmp, MAPPING_START, m->start);
-	pb_uint(&pp->tmp, MAPPING_LIMIT, m->end);
-	pb_uint(&pp->tmp, MAPPING_OFFSET, m->offset);
-	pb_uint(&pp->tmp, MAPPING_FILENAME, str_id(pp, m->path));
-	pb_uint(&pp->tmp, MAPPING_BUILD_ID, str_id(pp, hex));
+	profil_pb_uint(&pp->tmp, MAPPING_ID, id);
+	profil_pb_uint(&pp->tmp, MAPPING_START, m->start);
+	profil_pb_uint(&pp->tmp, MAPPING_LIMIT, m->end);
+	profil_pb_uint(&pp->tmp, MAPPING_OFFSET, m->offset);
+	profil_pb_uint(&pp->tmp, MAPPING_FILENAME, str_id(pp, m->path));
+	profil_pb_uint(&pp->tmp, MAPPING_BUILD_ID, str_id(pp, hex));
 	/* profil has symbolized every location already: pprof must not redo it differently. */
-	pb_uint(&pp->tmp, MAPPING_HAS_FUNCTIONS, 1);
-	pb_uint(&pp->tmp, MAPPING_HAS_FILENAMES, 1);
-	pb_uint(&pp->tmp, MAPPING_HAS_LINE_NUMBERS, 1);
-	pb_uint(&pp->tmp, MAPPING_HAS_INLINE_FRAMES, 1);
+	profil_pb_uint(&pp->tmp, MAPPING_HAS_FUNCTIONS, 1);
+	profil_pb_uint(&pp->tmp, MAPPING_HAS_FILENAMES, 1);
+	profil_pb_uint(&pp->tmp, MAPPING_HAS_LINE_NUMBERS, 1);
+	profil_pb_uint(&pp->tmp, MAPPING_HAS_INLINE_FRAMES, 1);
 	out_msg(pp, PROFILE_MAPPING, &pp->tmp);
 	return id;
 }
@@ -343,10 +272,10 @@ function_write(struct pprof *pp, uint64_t name, uint64_t system_name, uint64_t f
 {
 	uint64_t id = ++pp->nfunctions;
 
-	pb_uint(&pp->tmp2, FUNCTION_ID, id);
-	pb_uint(&pp->tmp2, FUNCTION_NAME, name);
-	pb_uint(&pp->tmp2, FUNCTION_SYSTEM_NAME, system_name);
-	pb_uint(&pp->tmp2, FUNCTION_FILENAME, file);
+	profil_pb_uint(&pp->tmp2, FUNCTION_ID, id);
+	profil_pb_uint(&pp->tmp2, FUNCTION_NAME, name);
+	profil_pb_uint(&pp->tmp2, FUNCTION_SYSTEM_NAME, system_name);
+	profil_pb_uint(&pp->tmp2, FUNCTION_FILENAME, file);
 	out_msg(pp, PROFILE_FUNCTION, &pp->tmp2);
 	return id;
 }
@@ -410,9 +339,9 @@ location_id(struct pprof *pp, const struct profil_stack *st, const struct profil
 	    1u << 31) | (uint64_t)bare << 63, fr->lookup, &added);
 	if (!added)
 		return id;
-	pb_uint(&pp->tmp, LOCATION_ID, id);
-	pb_uint(&pp->tmp, LOCATION_MAPPING_ID, mid);
-	pb_uint(&pp->tmp, LOCATION_ADDRESS, fr->lookup);
+	profil_pb_uint(&pp->tmp, LOCATION_ID, id);
+	profil_pb_uint(&pp->tmp, LOCATION_MAPPING_ID, mid);
+	profil_pb_uint(&pp->tmp, LOCATION_ADDRESS, fr->lookup);
 	if (bare)
 		n = 0;
 	/* profile.proto: the last Line is the caller the preceding ones were inlined into. */
@@ -422,9 +351,9 @@ location_id(struct pprof *pp, const struct profil_stack *st, const struct profil
 		/* A location is written once: its bare function needs no table. */
 		fid = f != NULL && f->function == NULL ?
 		    function_bare(pp, name, f->file) : function_id(pp, name, f != NULL ? f->file : NULL);
-		pb_uint(&line, LINE_FUNCTION_ID, fid);
-		pb_uint(&line, LINE_LINE, f != NULL && f->line > 0 ? (uint64_t)f->line : 0);
-		pb_msg(&pp->tmp, LOCATION_LINE, &line);
+		profil_pb_uint(&line, LINE_FUNCTION_ID, fid);
+		profil_pb_uint(&line, LINE_LINE, f != NULL && f->line > 0 ? (uint64_t)f->line : 0);
+		profil_pb_msg(&pp->tmp, LOCATION_LINE, &line);
 	}
 	free(line.p);
 	if (line.error)
@@ -450,11 +379,11 @@ label_num(struct pprof *pp, struct pb *sample, const char *key, uint64_t v)
 {
 	struct pb label = { NULL, 0, 0, 0 };
 
-	pb_uint(&label, LABEL_KEY, str_id(pp, key));
+	profil_pb_uint(&label, LABEL_KEY, str_id(pp, key));
 	/* A zero num is still a value: write it explicitly. */
-	pb_varint(&label, LABEL_NUM << 3);
-	pb_varint(&label, v);
-	pb_msg(sample, SAMPLE_LABEL, &label);
+	profil_pb_varint(&label, LABEL_NUM << 3);
+	profil_pb_varint(&label, v);
+	profil_pb_msg(sample, SAMPLE_LABEL, &label);
 	free(label.p);
 }
 
@@ -466,9 +395,9 @@ label_str(struct pprof *pp, struct pb *sample, const char *key, const char *v)
 
 	if (v[0] == '\0')
 		return;
-	pb_uint(&label, LABEL_KEY, str_id(pp, key));
-	pb_uint(&label, LABEL_STR, str_id(pp, v));
-	pb_msg(sample, SAMPLE_LABEL, &label);
+	profil_pb_uint(&label, LABEL_KEY, str_id(pp, key));
+	profil_pb_uint(&label, LABEL_STR, str_id(pp, v));
+	profil_pb_msg(sample, SAMPLE_LABEL, &label);
 	free(label.p);
 }
 
@@ -485,15 +414,15 @@ add_sample(void *arg, const struct profil_stack *st)
 	for (d = 0; d < st->nframes; d++)
 		pp->ids[d] = location_id(pp, st, &st->frames[d], d > 0);
 	for (d = 0; d < st->nframes; d++)
-		pb_varint(&packed, pp->ids[d]);
-	pb_msg(&sample, SAMPLE_LOCATION_ID, &packed);
-	pb_varint(&packed, count);
+		profil_pb_varint(&packed, pp->ids[d]);
+	profil_pb_msg(&sample, SAMPLE_LOCATION_ID, &packed);
+	profil_pb_varint(&packed, count);
 	/* A waiting thread's sample (its leaf a wait frame) is wall time, not CPU time. */
 	waiting = st->nframes > 0 && profil_pc_is_wait(st->frames[0].pc);
-	pb_varint(&packed, waiting ? 0 : nanoseconds(st->seconds));
+	profil_pb_varint(&packed, waiting ? 0 : nanoseconds(st->seconds));
 	if (pp->wall)
-		pb_varint(&packed, nanoseconds(st->seconds));
-	pb_msg(&sample, SAMPLE_VALUE, &packed);
+		profil_pb_varint(&packed, nanoseconds(st->seconds));
+	profil_pb_msg(&sample, SAMPLE_VALUE, &packed);
 	/* What the sample ran in, under perf_data_converter's keys: `go tool pprof -tags` shows
 	 * them, -tagfocus=comm=cc1 picks a program, -tagroot=comm puts it at the root. */
 	label_str(pp, &sample, "comm", st->file->hdr.progname);
@@ -516,8 +445,8 @@ add_sample(void *arg, const struct profil_stack *st)
 static void
 value_type(struct pprof *pp, unsigned field, const char *type, const char *unit)
 {
-	pb_uint(&pp->tmp, VALUE_TYPE_TYPE, str_id(pp, type));
-	pb_uint(&pp->tmp, VALUE_TYPE_UNIT, str_id(pp, unit));
+	profil_pb_uint(&pp->tmp, VALUE_TYPE_TYPE, str_id(pp, type));
+	profil_pb_uint(&pp->tmp, VALUE_TYPE_UNIT, str_id(pp, unit));
 	out_msg(pp, field, &pp->tmp);
 }
 
@@ -545,10 +474,10 @@ header(struct pprof *pp, struct profil_report *r)
 	if (pp->wall) {
 		uint64_t wall = str_id(pp, "wall");
 
-		pb_uint(&pp->tmp, PROFILE_DEFAULT_SAMPLE_TYPE, wall);
+		profil_pb_uint(&pp->tmp, PROFILE_DEFAULT_SAMPLE_TYPE, wall);
 	}
 	if (total > 0)
-		pb_uint(&pp->tmp, PROFILE_PERIOD, nanoseconds(seconds / (double)total));
+		profil_pb_uint(&pp->tmp, PROFILE_PERIOD, nanoseconds(seconds / (double)total));
 	for (i = 0; i < profil_report_nfiles(r); i++) {
 		f = profil_report_file(r, i, NULL);
 		/* A file without a clock reading (start 0) says nothing about when it ran. */
@@ -560,9 +489,9 @@ header(struct pprof *pp, struct profil_report *r)
 			end = f->hdr.end_ns;
 	}
 	if (start != UINT64_MAX) {
-		pb_uint(&pp->tmp, PROFILE_TIME_NANOS, start);
+		profil_pb_uint(&pp->tmp, PROFILE_TIME_NANOS, start);
 		if (end > start)
-			pb_uint(&pp->tmp, PROFILE_DURATION_NANOS, end - start);
+			profil_pb_uint(&pp->tmp, PROFILE_DURATION_NANOS, end - start);
 	}
 	/* Scalars of the profile itself: tmp holds fields, not one message. */
 	if (pp->tmp.error)
@@ -611,8 +540,8 @@ comments(struct pprof *pp, struct profil_report *r)
 	c[1] = str_id(pp, "samples labelled comm (the program), pid, tid and thread_comm: "
 	    "go tool pprof -tags; -tagroot=comm,pid puts them at the root of every stack");
 	for (i = 0; i < 2; i++) {
-		pb_varint(&pp->tmp, PROFILE_COMMENT << 3);
-		pb_varint(&pp->tmp, c[i]);
+		profil_pb_varint(&pp->tmp, PROFILE_COMMENT << 3);
+		profil_pb_varint(&pp->tmp, c[i]);
 	}
 	if (pp->tmp.error)
 		pp->error = pp->tmp.error;
