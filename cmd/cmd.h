@@ -137,6 +137,15 @@ int profil_cmd_outside_refused(const struct profil_cmd_record_opts *o, const cha
  */
 int profil_cmd_record_inside(const struct profil_cmd_record_opts *o, char **cmd,
     struct profil_cmd_outdir *out);
+/* Its steps, for profil record (cmd/inside.c): the command run with the recorder preloaded
+ * (its exit status); the program execvp(3) would run for name, or execvp's -errno; whether an
+ * ELF file has no interpreter (nothing preloads into it); the refusal of perf events said with
+ * the way profil records instead. */
+int profil_cmd_inside_run(const struct profil_cmd_record_opts *o, char **cmd,
+    const struct profil_cmd_outdir *out);
+int profil_cmd_resolve_command(const char *name, char *out, size_t cap);
+int profil_cmd_is_static_elf(const char *path);
+void profil_cmd_say_inside(int e, const char *cmd);
 
 /*
  * cmd/outside.c.  profil_cmd_record_outside - records from outside into out (opened by the caller): the
