@@ -57,8 +57,18 @@ profil_outside_new(const struct profil_outside_opts *o, struct profil_outside **
 int
 profil_outside_start(struct profil_outside *s, pid_t pid, char *err, size_t errlen)
 {
+	int r;
+
 	s->root = pid;
-	return profil_outside_rings_open(s, pid, 1, err, errlen);
+	r = profil_outside_rings_open(s, pid, 1, err, errlen);
+	/*
+	 * With stack copies, now, while the command waits for its exec and the rings are empty
+	 * (profil_outside_kernel_names).  After the rings: the first event says whether the
+	 * kernel is sampled at all.
+	 */
+	if (r == 0)
+		profil_outside_kernel_names(s);
+	return r;
 }
 
 /* A process of user space: a kernel thread has no executable to name. */
@@ -79,6 +89,8 @@ profil_outside_system(struct profil_outside *s, pid_t root, char *err, size_t er
 	int r;
 
 	s->root = root;
+	/* Every process may be sampled in the kernel (the probe's condition): names first. */
+	profil_outside_kernel_names(s);
 	r = profil_outside_rings_open(s, -1, 0, err, errlen);
 	if (r < 0)
 		return r;
@@ -175,6 +187,8 @@ profil_outside_attach(struct profil_outside *s, pid_t pid, char *err, size_t err
 	free(done);
 	if (r < 0)
 		return r;
+	/* The kernel's names (profil_outside_start): the rings are live, but not read yet. */
+	profil_outside_kernel_names(s);
 	/* Described after the events are on: a later mapping comes as a record. */
 	im = profil_outside_image_of(s, pid, 0);
 	if (im == NULL)

@@ -209,10 +209,12 @@ void profil_outside_jit_free(struct profil_outside_image *im);
  * kernel.c: the kernel's side of a profile.  The process's time in kernel mode as the kernel
  * counts it, ns (stime of /proc/PID/stat), or -1 when it cannot be read (reaped).  The
  * "[kernel]" mapping and a CODE record for each kernel function the image's samples hold,
- * named from /proc/kallsyms (docs/FORMAT.md, Kernel code).
+ * named from /proc/kallsyms (docs/FORMAT.md, Kernel code), read at the first profile with a
+ * kernel pc, or at the start with stack copies (kernel_names).
  */
 int64_t profil_outside_system_ns(pid_t pid);
 void profil_outside_system_update(struct profil_outside_image *im);
+void profil_outside_kernel_names(struct profil_outside *s);
 void profil_outside_kernel_write(struct profil_outside *s, struct profil_outside_image *im,
     struct profil_writer *w);
 void profil_outside_kernel_free(struct profil_outside *s);
