@@ -8,17 +8,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "base/buildid.h"
-#include "base/hash.h"
 #include "profile/maps.h"
 #include "session.h"
 
@@ -92,8 +87,8 @@ image_free(struct profil_outside_image *im)
 	free(im);
 }
 
-static struct profil_outside_image *
-image_new(struct profil_outside *s, pid_t pid, const char *progname, const char *exe)
+struct profil_outside_image *
+profil_outside_image_new(struct profil_outside *s, pid_t pid, const char *progname, const char *exe)
 {
 	struct profil_outside_pid *row = pid_row(s, pid);
 	struct profil_outside_image *im;
@@ -139,8 +134,8 @@ thread_same(const void *arg, size_t row)
 }
 
 /* The thread's row, added (without a name) if new; NULL without memory. */
-static struct profil_outside_thread *
-thread_of(struct profil_outside_image *im, uint32_t tid)
+struct profil_outside_thread *
+profil_outside_thread_of(struct profil_outside_image *im, uint32_t tid)
 {
 	struct thread_key k = { im, tid };
 	ssize_t row;
@@ -173,14 +168,12 @@ thread_of(struct profil_outside_image *im, uint32_t tid)
 	return &im->threads[row];
 }
 
-static int sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs,
-    uint32_t depth, uint64_t weight);
 
 /* A thread starts or ends: the process lives while one of its threads does. */
-static void
-thread_alive(struct profil_outside_image *im, uint32_t tid, int alive)
+void
+profil_outside_thread_alive(struct profil_outside_image *im, uint32_t tid, int alive)
 {
-	struct profil_outside_thread *t = thread_of(im, tid);
+	struct profil_outside_thread *t = profil_outside_thread_of(im, tid);
 
 	if (t == NULL || t->alive == alive)
 		return;
@@ -191,7 +184,7 @@ thread_alive(struct profil_outside_image *im, uint32_t tid, int alive)
 		if (t->wall_cpu.unplaced > 0) {
 			const uint64_t cut[2] = { PROFIL_PC_WAIT_CPU, PROFIL_PC_CUT_STACK };
 
-			if (sample_add(im, tid, cut, 2, t->wall_cpu.unplaced) < 0)
+			if (profil_outside_sample_add(im, tid, cut, 2, t->wall_cpu.unplaced) < 0)
 				im->lost += t->wall_cpu.unplaced;
 			else
 				im->samples += t->wall_cpu.unplaced;
@@ -207,10 +200,11 @@ thread_alive(struct profil_outside_image *im, uint32_t tid, int alive)
 	im->live_threads += alive ? 1 : -1;
 }
 
-static void
-thread_name(struct profil_outside_image *im, uint32_t tid, const char *name, size_t n)
+void
+profil_outside_thread_name(struct profil_outside_image *im, uint32_t tid, const char *name,
+    size_t n)
 {
-	struct profil_outside_thread *t = thread_of(im, tid);
+	struct profil_outside_thread *t = profil_outside_thread_of(im, tid);
 
 	if (t == NULL)
 		return;
@@ -224,17 +218,17 @@ thread_name(struct profil_outside_image *im, uint32_t tid, const char *name, siz
  * A new thread or process is named as the thread that made it, until it names itself.  The name
  * is copied out first: adding tid may move the table that from's row is in.
  */
-static void
-thread_name_after(struct profil_outside_image *im, uint32_t tid,
+void
+profil_outside_thread_name_after(struct profil_outside_image *im, uint32_t tid,
     struct profil_outside_image *from, uint32_t from_tid)
 {
-	const struct profil_outside_thread *t = thread_of(from, from_tid);
+	const struct profil_outside_thread *t = profil_outside_thread_of(from, from_tid);
 	char name[sizeof(t->name)];
 
 	if (t == NULL)
 		return;
 	memcpy(name, t->name, sizeof(name));
-	thread_name(im, tid, name, strlen(name));
+	profil_outside_thread_name(im, tid, name, strlen(name));
 }
 
 /* The GNU build-id of an ELF file; 0 when there is none or no regular file. */
@@ -307,8 +301,8 @@ anon_join(struct profil_outside_image *im, uint64_t start, uint64_t len)
  * instead (anon_join).  A jitdump file mapped executable is not code but where the names of
  * the JIT's code are (perf's convention): noted, not kept.
  */
-static void
-map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t start,
+void
+profil_outside_map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t start,
     uint64_t len, uint64_t pgoff, uint32_t prot, const uint8_t *bid, uint32_t bidlen,
     const char *path, size_t plen, uint64_t when)
 {
@@ -380,9 +374,9 @@ map_add(struct profil_outside *s, struct profil_outside_image *im, uint64_t star
 /* ---- samples ---- */
 
 /* Adds weight to the entry of (tid, epoch, stack): its row, or -ENOMEM. */
-static int
-sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, uint32_t depth,
-    uint64_t weight)
+int
+profil_outside_sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs,
+    uint32_t depth, uint64_t weight)
 {
 	return (int)profil_samples_add(&im->stacks, tid, im->epoch, pcs, depth, weight);
 }
@@ -392,9 +386,9 @@ sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs, u
  * period from the image's start.  The timeline grows to its bound as it fills; out of memory,
  * the bound becomes what it has.
  */
-static void
-image_time(struct profil_outside *s, struct profil_outside_image *im, int row, uint64_t when,
-    uint64_t weight)
+void
+profil_outside_image_time(struct profil_outside *s, struct profil_outside_image *im, int row,
+    uint64_t when, uint64_t weight)
 {
 	struct profil_timeline *tl = &im->stacks.times;
 	uint64_t t = when + (uint64_t)s->realtime_offset, slot;
@@ -416,11 +410,11 @@ int
 profil_outside_image_count(struct profil_outside *s, struct profil_outside_image *im,
     uint32_t tid, const uint64_t *pcs, uint32_t depth, uint64_t weight, uint64_t when)
 {
-	int row = sample_add(im, tid, pcs, depth, weight);
+	int row = profil_outside_sample_add(im, tid, pcs, depth, weight);
 
 	if (row < 0)
 		return -ENOMEM;
-	image_time(s, im, row, when, weight);
+	profil_outside_image_time(s, im, row, when, weight);
 	im->samples += weight;
 	return 0;
 }
@@ -510,7 +504,7 @@ profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image
 		    &at) < 4 || at == 0 || perms[2] != 'x' || end <= start)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		map_add(s, im, start, end - start, off,
+		profil_outside_map_add(s, im, start, end - start, off,
 		    (perms[0] == 'r' ? 1u : 0u) | (perms[1] == 'w' ? 2u : 0u) | 4u, NULL, 0,
 		    line + at, strlen(line + at), now);
 	}
@@ -528,8 +522,8 @@ profil_outside_image_synth(struct profil_outside *s, struct profil_outside_image
 		if (profil_read_text(tpath, comm, sizeof(comm)) < 0)
 			continue;
 		comm[strcspn(comm, "\n")] = '\0';
-		thread_name(im, (uint32_t)tid, comm, strlen(comm));
-		thread_alive(im, (uint32_t)tid, 1);
+		profil_outside_thread_name(im, (uint32_t)tid, comm, strlen(comm));
+		profil_outside_thread_alive(im, (uint32_t)tid, 1);
 	}
 	if (dir != NULL)
 		closedir(dir);
@@ -548,7 +542,7 @@ profil_outside_image_of(struct profil_outside *s, pid_t pid, int create)
 	if (row->image != NULL || !create)
 		return row->image;
 	/* Records of a process whose start was not seen (a lost record): ask /proc. */
-	im = image_new(s, pid, "", "");
+	im = profil_outside_image_new(s, pid, "", "");
 	if (im != NULL)
 		profil_outside_image_synth(s, im);
 	/* Attached to (or seen late): its time in the kernel counts from now. */
@@ -703,358 +697,4 @@ profil_outside_image_end(struct profil_outside *s, struct profil_outside_image *
 	if (row != NULL && row->image == im)
 		row->image = NULL;
 	image_free(im);
-}
-
-/* ---- the records ---- */
-
-/* The kernel's callchain: frame pointers, walked by the kernel. */
-static uint32_t
-sample_chain(const struct profil_outside *s, const struct profil_perf_sample *smp,
-    uint64_t *pcs)
-{
-	uint32_t depth = 0;
-	size_t i;
-
-	pcs[depth++] = smp->ip;
-	if (s->opts.depth <= 1)
-		return depth;
-	for (i = 0; i < smp->nchain && depth < s->opts.depth; i++) {
-		uint64_t pc = profil_perf_u64(smp->chain + i * 8);
-
-		/* Context markers (PERF_CONTEXT_USER...) sit at the top of the space. */
-		if (pc >= (uint64_t)PERF_CONTEXT_MAX)
-			continue;
-		/* The chain starts with the interrupted pc itself. */
-		if (depth == 1 && pc == smp->ip)
-			continue;
-		pcs[depth++] = pc;
-	}
-	return depth;
-}
-
-/*
- * The kernel's frames of a sample taken in the kernel, from its callchain (kernel frames only:
- * the user's are walked by unwind tables), into pcs[0..max): ip first.  0 for a sample taken
- * in user space.
- */
-static uint32_t
-sample_kernel(const struct profil_perf_sample *smp, uint64_t *pcs, size_t max)
-{
-	uint64_t pc;
-	uint32_t depth = 0;
-	size_t i;
-
-	if (smp->ip < PROFIL_PC_KERNEL_MIN || smp->ip >= PROFIL_PC_WAIT_MIN)
-		return 0;
-	pcs[depth++] = smp->ip;
-	for (i = 0; i < smp->nchain && depth < max; i++) {
-		pc = profil_perf_u64(smp->chain + i * 8);
-		if (pc >= (uint64_t)PERF_CONTEXT_MAX || (depth == 1 && pc == smp->ip))
-			continue;
-		pcs[depth++] = pc;
-	}
-	return depth;
-}
-
-/*
- * The user registers (rbx, rbp, rsp, rip: the order of their bits) and the stack copy,
- * walked by unwind tables into pcs[0..max).  Without registers (a sample in a kernel thread's
- * context) nothing; a 32-bit program, a cut.
- */
-static uint32_t
-sample_walk(struct profil_outside *s, struct profil_outside_image *im,
-    const struct profil_perf_sample *smp, uint64_t *pcs, size_t max)
-{
-	struct profil_unwind_regs regs;
-
-	if (max == 0 || smp->regs_abi == PERF_SAMPLE_REGS_ABI_NONE)
-		return 0;
-	/* A 32-bit program: its objects and frames are not what the tables describe. */
-	if (smp->regs_abi != PERF_SAMPLE_REGS_ABI_64) {
-		pcs[0] = PROFIL_PC_CUT_RULE;
-		return 1;
-	}
-	if (smp->nregs < 4)
-		return 0;
-	regs.bx = smp->regs[0];
-	regs.fp = smp->regs[1];
-	regs.sp = smp->regs[2];
-	regs.pc = smp->regs[3];
-	return (uint32_t)profil_outside_unwind(s, im, &regs, smp->stack, (size_t)smp->stack_dyn,
-	    pcs, max);
-}
-
-/* A sample's stack walked by unwind tables, below the kernel's frames when it has them. */
-static uint32_t
-sample_stack(struct profil_outside *s, struct profil_outside_image *im,
-    const struct profil_perf_sample *smp, uint64_t *pcs)
-{
-	uint64_t ip = smp->ip;
-	uint32_t k = 0, u;
-
-	if (s->kernel)
-		k = sample_kernel(smp, pcs, s->opts.depth);
-	u = sample_walk(s, im, smp, pcs + k, s->opts.depth - k);
-	if (k > 0)
-		return k + u;
-	/* In user space: the walk starts at ip, unless it could not (then ip, and its cut). */
-	if (u == 0 || pcs[0] == PROFIL_PC_CUT_RULE) {
-		pcs[1] = pcs[0];
-		pcs[0] = ip;
-		return u + 1;
-	}
-	return u;
-}
-
-static void
-on_sample(struct profil_outside *s, const uint8_t *rec, size_t len)
-{
-	static uint64_t pcs[PROFIL_FORMAT_MAX_DEPTH];
-	struct profil_perf_sample smp;
-	struct profil_outside_image *im;
-	struct profil_outside_thread *th;
-	uint64_t t;
-	uint32_t pid, tid, depth;
-	int row;
-
-	if (profil_perf_sample_parse(profil_outside_sample_type(s), PROFIL_OUTSIDE_REGS_USER, rec,
-	    len, &smp) < 0)
-		return;
-	pid = smp.pid;
-	tid = smp.tid;
-	t = smp.time;
-	s->stats.samples++;
-	if ((pid_t)pid == s->self)
-		return;		/* -a: profil itself */
-	im = profil_outside_image_of(s, (pid_t)pid, 1);
-	if (im == NULL || im->skip)
-		return;
-	if (s->opts.depth > 1 && !s->opts.frame_pointers)
-		depth = sample_stack(s, im, &smp, pcs);
-	else
-		depth = sample_chain(s, &smp, pcs);
-	row = sample_add(im, tid, pcs, depth, 1);
-	if (row < 0) {
-		im->lost++;
-		return;
-	}
-	th = thread_of(im, tid);
-	if (th == NULL) {
-		im->lost++;
-		return;
-	}
-	th->cpu_row = row;
-	image_time(s, im, row, t, 1);
-	im->samples++;
-	im->end_ns = t + (uint64_t)s->realtime_offset;
-}
-
-static void
-on_comm(struct profil_outside *s, const uint8_t *rec, size_t len)
-{
-	struct profil_outside_image *old, *im;
-	struct profil_perf_comm c;
-	uint32_t pid, tid;
-	const char *comm;
-	size_t clen;
-	uint32_t ppid = 0;
-	uint64_t base = 0, old_base = 0;
-	int first, skip;
-
-	if (profil_perf_comm_parse(profil_outside_sample_type(s), rec, len, &c) < 0)
-		return;
-	pid = c.pid;
-	tid = c.tid;
-	comm = c.comm;
-	clen = c.comm_len;
-	if (!c.exec) {
-		im = profil_outside_image_of(s, (pid_t)pid, 1);
-		if (im != NULL)
-			thread_name(im, tid, comm, clen);
-		return;
-	}
-	/* exec: the image ends and a new one begins, under the same pid. */
-	old = profil_outside_image_of(s, (pid_t)pid, 0);
-	first = (pid_t)pid == s->root && !s->root_execed;
-	if (old != NULL) {
-		profil_outside_system_update(old);
-		old_base = old->system_base_ns + old->system_ns;
-	}
-	if (old != NULL) {
-		ppid = old->ppid;
-		/* The command's first image is recorded, whatever ran under its pid before (-a). */
-		skip = !first && (!s->opts.follow_exec || old->skip);
-		old->end_ns = c.id.time + (uint64_t)s->realtime_offset;
-		profil_outside_image_end(s, old, PROFIL_EXIT_EXEC, 0);
-		/* Where the old image's count ended, this one's starts (read now, as late). */
-		base = old_base;
-	} else if ((pid_t)pid == s->root) {
-		ppid = (uint32_t)getpid();
-		skip = !first && !s->opts.follow_exec;
-	} else {
-		skip = !s->opts.follow_exec;
-	}
-	im = image_new(s, (pid_t)pid, "", "");
-	if (im == NULL)
-		return;
-	/*
-	 * The process's count goes on across exec: this image's starts where the last one's
-	 * ended; the command's first, at 0 (before its exec it only waited to be let go).
-	 */
-	im->system_base_ns = base;
-	im->ppid = ppid;
-	im->skip = skip;
-	if ((pid_t)pid == s->root) {
-		s->root_execed = 1;
-		im->hold = 1;
-	}
-	im->start_ns = c.id.time + (uint64_t)s->realtime_offset;
-	free(im->progname);
-	im->progname = strndup(comm, clen < 16 ? clen : 16);
-	if (im->progname == NULL)
-		im->progname = strdup("");
-	/* After exec the process has one thread, and its id is the pid. */
-	thread_name(im, pid, comm, clen);
-	thread_alive(im, pid, 1);
-}
-
-static void
-on_fork(struct profil_outside *s, const uint8_t *rec, size_t len)
-{
-	struct profil_outside_image *parent, *im;
-	struct profil_perf_task task;
-	uint32_t pid, ppid, tid, ptid;
-	uint64_t time;
-	size_t i;
-
-	if (profil_perf_task_parse(rec, len, &task) < 0)
-		return;
-	pid = task.pid;
-	ppid = task.ppid;
-	tid = task.tid;
-	ptid = task.ptid;
-	time = task.time;
-	/* A process is never its own parent: such a record is not the kernel's, and is dropped. */
-	if (pid == tid && pid == ppid)
-		return;
-	/* -a: a parent not seen yet is described from /proc, so that its child inherits it. */
-	parent = profil_outside_image_of(s, (pid_t)ppid,
-	    s->opts.system_wide && (pid_t)ppid != s->self && ppid != 0);
-	if (pid != tid) {
-		im = profil_outside_image_of(s, (pid_t)pid, 1);
-		if (im == NULL)
-			return;
-		thread_name_after(im, tid, im, ptid);
-		thread_alive(im, tid, 1);
-		return;
-	}
-	/* A process: a copy of its parent's mappings and name. */
-	im = image_new(s, (pid_t)pid, parent != NULL ? parent->progname : "",
-	    parent != NULL ? parent->exe : "");
-	if (im == NULL)
-		return;
-	im->ppid = ppid;
-	im->start_ns = time + (uint64_t)s->realtime_offset;
-	thread_alive(im, tid, 1);
-	if (parent == NULL) {
-		profil_outside_image_synth(s, im);
-		return;
-	}
-	im->skip = parent->skip;
-	for (i = 0; i < parent->nmaps; i++) {
-		const struct profil_outside_map *m = &parent->maps[i];
-
-		if (m->live)
-			map_add(s, im, m->m.start, m->m.end - m->m.start, m->m.offset, m->m.prot,
-			    m->m.build_id, m->m.build_id_len, m->m.path, strlen(m->m.path),
-			    im->start_ns);
-	}
-	thread_name_after(im, tid, parent, ptid);
-}
-
-static void
-on_exit_record(struct profil_outside *s, const uint8_t *rec, size_t len)
-{
-	struct profil_outside_image *im;
-	struct profil_perf_task task;
-	uint32_t pid, tid;
-	uint64_t time;
-
-	if (profil_perf_task_parse(rec, len, &task) < 0)
-		return;
-	pid = task.pid;
-	tid = task.tid;
-	time = task.time;
-	im = profil_outside_image_of(s, (pid_t)pid, 0);
-	if (im == NULL)
-		return;
-	im->end_ns = time + (uint64_t)s->realtime_offset;
-	/* The process ends with its last thread (its main thread may end first). */
-	thread_alive(im, tid, 0);
-	if (im->live_threads > 0)
-		return;
-	/* A zombie still shows its times; once reaped, the last read stands. */
-	profil_outside_system_update(im);
-	if (im->hold) {
-		im->exit_kind = PROFIL_EXIT_NORMAL;
-		return;		/* the command: its status comes from waitpid() */
-	}
-	profil_outside_image_end(s, im, PROFIL_EXIT_NORMAL, -1);
-}
-
-static void
-on_mmap2(struct profil_outside *s, const uint8_t *rec, size_t len)
-{
-	struct profil_outside_image *im;
-	struct profil_perf_mmap m;
-
-	if (profil_perf_mmap2_parse(profil_outside_sample_type(s), rec, len, &m) < 0)
-		return;
-	im = profil_outside_image_of(s, (pid_t)m.pid, 1);
-	if (im == NULL || m.len == 0)
-		return;
-	map_add(s, im, m.addr, m.len, m.pgoff, m.prot, m.build_id, m.build_id_len, m.path,
-	    m.path_len, m.id.time + (uint64_t)s->realtime_offset);
-}
-
-void
-profil_outside_apply(struct profil_outside *s, const uint8_t *rec, size_t len)
-{
-	struct perf_event_header h;
-	struct profil_outside_image *im;
-	struct profil_perf_lost lost;
-
-	if (len < sizeof(h))
-		return;
-	memcpy(&h, rec, sizeof(h));
-	switch (h.type) {
-	case PERF_RECORD_SAMPLE:
-		on_sample(s, rec, len);
-		break;
-	case PERF_RECORD_MMAP2:
-		on_mmap2(s, rec, len);
-		break;
-	case PERF_RECORD_COMM:
-		on_comm(s, rec, len);
-		break;
-	case PERF_RECORD_FORK:
-		on_fork(s, rec, len);
-		break;
-	case PERF_RECORD_EXIT:
-		on_exit_record(s, rec, len);
-		break;
-	case PERF_RECORD_LOST:
-		if (profil_perf_lost_parse(profil_outside_sample_type(s), rec, len, &lost) < 0)
-			break;
-		s->stats.lost += lost.lost;
-		if (lost.has_id && (im = profil_outside_image_of(s, (pid_t)lost.id_all.pid, 0)) !=
-		    NULL)
-			im->lost += lost.lost;
-		break;
-	case PERF_RECORD_THROTTLE:
-		s->stats.throttled++;
-		break;
-	default:
-		break;
-	}
 }

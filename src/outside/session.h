@@ -219,4 +219,26 @@ void profil_outside_kernel_write(struct profil_outside *s, struct profil_outside
     struct profil_writer *w);
 void profil_outside_kernel_free(struct profil_outside *s);
 
+/*
+ * images.c, for records.c: an image's threads (the row of tid, added unnamed if new; alive or
+ * not; its name, or the name of another image's thread), its mappings, its samples (the row,
+ * or -ENOMEM) and their times, and a new image.
+ */
+struct profil_outside_thread *profil_outside_thread_of(struct profil_outside_image *im,
+    uint32_t tid);
+void profil_outside_thread_alive(struct profil_outside_image *im, uint32_t tid, int alive);
+void profil_outside_thread_name(struct profil_outside_image *im, uint32_t tid, const char *name,
+    size_t n);
+void profil_outside_thread_name_after(struct profil_outside_image *im, uint32_t tid,
+    struct profil_outside_image *from, uint32_t from_tid);
+void profil_outside_map_add(struct profil_outside *s, struct profil_outside_image *im,
+    uint64_t start, uint64_t len, uint64_t pgoff, uint32_t prot, const uint8_t *bid,
+    uint32_t bidlen, const char *path, size_t plen, uint64_t when);
+int profil_outside_sample_add(struct profil_outside_image *im, uint32_t tid, const uint64_t *pcs,
+    uint32_t depth, uint64_t weight);
+void profil_outside_image_time(struct profil_outside *s, struct profil_outside_image *im, int row,
+    uint64_t when, uint64_t weight);
+struct profil_outside_image *profil_outside_image_new(struct profil_outside *s, pid_t pid,
+    const char *progname, const char *exe);
+
 #endif /* PROFIL_OUTSIDE_SESSION_H */
