@@ -136,4 +136,12 @@ ssize_t profil_jit_source_read(struct profil_jit_table *t, struct profil_jit_sou
 /* Whether a mapped file's path names a jitdump file (jit-<pid>.dump). */
 int profil_jit_is_dump_path(const char *path, size_t len);
 
+/*
+ * profil_jit_map_line - the perf-map line [line, nl) (nl at its newline): 1 with its start,
+ * size and name (*n bytes, not NUL-terminated, no carriage return), or 0 when it is not one.
+ * Allocation-free and async-signal-safe.
+ */
+int profil_jit_map_line(const char *line, const char *nl, uint64_t *start, uint64_t *size,
+    const char **name, size_t *n);
+
 #endif /* PROFIL_JIT_H */

@@ -184,23 +184,6 @@ profil_jit_write_marked(struct profil_jit_table *t, struct profil_writer *w)
 	return n;
 }
 
-int
-profil_jit_is_dump_path(const char *path, size_t len)
-{
-	const char *base = path, *p;
-	size_t i, n;
-
-	for (i = 0; i < len; i++)
-		if (path[i] == '/')
-			base = path + i + 1;
-	n = len - (size_t)(base - path);
-	if (n < 10 || memcmp(base, "jit-", 4) != 0 || memcmp(base + n - 5, ".dump", 5) != 0)
-		return 0;
-	for (p = base + 4; p < base + n - 5; p++)
-		if (*p < '0' || *p > '9')
-			return 0;
-	return 1;
-}
 
 /* Bytes read from a source at a time; a jitdump's records are skipped past their code. */
 #define CHUNK	(1u << 20)
