@@ -28,7 +28,7 @@ LIB_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks 
 REC_SO  := $(B)/libprofil-record.so
 REC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/cfi/zlib.c,$(wildcard src/record/*.c \
 	src/sample/*.c src/engine/*.c src/cfi/*.c src/perf/*.c)) src/format/writer.c src/format/crc32.c \
-	src/profile/timeline.c src/profile/maps.c)
+	src/profile/timeline.c src/profile/maps.c src/jit/mapline.c)
 
 # The profil(1) command: cmd/ (one file per subcommand) on top of the file format, the report
 # and the exporters.  elfutils and zlib belong here, never in the libraries loaded into programs.
@@ -114,7 +114,8 @@ $(B)/$(SOFILE): $(LIB_OBJ) src/libprofil.map $(B)/signal-safe.ok $(B)/engine-sig
 # the raw system calls they make listed in tools/record-signal-safe.allow.
 REC_SIGNAL_OBJ := $(SAMPLE_OBJ) $(addprefix $(B)/src/,record/flush.o record/maps.o \
 	record/threads.o record/ring.o record/times.o format/writer.o format/crc32.o \
-	profile/timeline.o profile/maps.o perf/event.o perf/ring.o perf/sample.o)
+	profile/timeline.o profile/maps.o perf/event.o perf/ring.o perf/sample.o record/jitnames.o \
+	jit/mapline.o)
 $(B)/record-signal-safe.ok: $(REC_SIGNAL_OBJ) tools/check-signal-safe.sh tools/signal-safe.allow \
 		tools/record-signal-safe.allow
 	SIGNAL_SAFE_EXTRA=tools/record-signal-safe.allow NM=$(NM) tools/check-signal-safe.sh \

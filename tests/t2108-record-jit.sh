@@ -5,8 +5,8 @@
 # need into the profile.  Each JIT function's share is compared with perf's, recorded in the
 # same run (perf runs inside profil: perf 6.1 aborts when the process it records opens perf
 # events), and the names stay after the JIT's files are gone.  The recorder inside the program
-# gets them too, added by profil record when the program has ended.  A map file that another user
-# owns is not read (perf's rule).
+# gets them too, as it writes the last profile.  A map file that another user owns is not read
+# (perf's rule).
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/lib-record.sh"
 test_needs linux-perf:perf nodejs:node default-jdk-headless:javac
@@ -123,8 +123,8 @@ test_expect_success '-p: a running node is attached to and its JIT functions nam
 	f=$(ls att/node.*.profil) && o=$(ours "$f" "^${V8}.?fa .*long.js") && echo "fa: $o" &&
 	test "${o%% *}" -gt "$(( ${o##* } / 2 ))"
 '
-# The recorder inside the program (where perf events are refused) leaves the names to profil
-# record, which adds them when the program has ended: fa's part of fa and fb as from outside.
+# The recorder inside the program (where perf events are refused): fa's part of fa and fb as
+# from outside.
 test_expect_success 'inside the program (--clock timer): JIT functions named, as from outside' '
 	"$PROFIL" record --clock timer -o inside -- node --perf-basic-prof jit.js > inside.out &&
 	f=$(ls inside/node.*.profil) && "$PROFIL" dump "$f" | grep -Eq "^code .* perf-map ${V8}" &&
@@ -133,6 +133,17 @@ test_expect_success 'inside the program (--clock timer): JIT functions named, as
 	ob=$(ours node/node.*.profil "^${V8}.?fb .*jit.js") &&
 	test "${b%% *}" -gt 0 &&
 	same_share "${a%% *} $(( ${a%% *} + ${b%% *} ))" "${oa%% *} $(( ${oa%% *} + ${ob%% *} ))"
+'
+# And the recorder names them itself as it writes the program's last profile, so nothing is
+# rewritten after: the library preloaded by hand, with no profil record to add anything.
+test_expect_success 'inside the program: the last profile has the JIT names when it is made' '
+	mkdir bare &&
+	LD_PRELOAD="$B/libprofil-record.so" PROFIL_RECORD_DIR="$PWD/bare" \
+		node --perf-basic-prof jit.js > bare.out &&
+	f=$(ls bare/node.*.profil) && p=${f%.profil} && rm -f "/tmp/perf-${p##*.}.map" &&
+	"$PROFIL" dump "$f" | grep -E "^code .* perf-map ${V8}" | head -n 3 &&
+	a=$(ours "$f" "^${V8}.?fa .*jit.js") && echo "fa: $a" &&
+	test "${a%% *}" -gt "$(( ${a##* } / 2 ))"
 '
 # The map is made by the program's shell, whose pid node keeps by exec.
 test_expect_success 'a perf map owned by another user is not read, and the recording says so' '

@@ -1,9 +1,11 @@
 /*
- * profile.c - JIT names for a profile the inside recorder wrote.  The recorder runs in the
- * program, where reading a growing text file into a table is no job for a signal handler; so
- * profil record adds the names when the program has ended (the JVM writes its map at exit
- * anyway), from the files perf's JIT interface names: the perf map of the profile's pid and
- * the jitdump files the process mapped, which its mappings list.
+ * profile.c - JIT names for a profile the inside recorder wrote without them.  The recorder
+ * names the code of a process's perf map itself as it writes its last profile
+ * (src/record/jitnames.c); what it leaves without names (a program killed before that write,
+ * a process that mapped a jitdump file, tables spilled to disk, a map it could not open) profil
+ * record names here when the program has ended, from the files perf's JIT interface names: the
+ * perf map of the profile's pid and the jitdump files the process mapped, which its mappings
+ * list.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -316,6 +316,9 @@ write_profile(struct profil_writer *w, uint32_t exit_kind, int32_t exit_code,
 	write_table(w, &s->tables[0]);
 	write_table(w, &s->tables[1]);
 	profil_record_times_write(w, spill_base, spilled);
+	/* The last profile of the image: the program's JIT has written what it will. */
+	if (exit_kind != PROFIL_EXIT_RUNNING)
+		profil_record_jit_names(w);
 }
 
 /*

@@ -186,6 +186,9 @@ void profil_record_system_mark(void);
 
 /* Zero pages mapped without reserving memory (MAP_NORESERVE), or NULL. */
 void *profil_record_map_zero(size_t bytes);
+/* jitnames.c: CODE records for the JIT code the tables' samples ran, from the process's perf
+ * map, for its last profile; how many were written.  Async-signal-safe. */
+size_t profil_record_jit_names(struct profil_writer *w);
 
 /* Moves fd to a high number under RLIMIT_NOFILE: the new descriptor, or fd itself. */
 int profil_record_fd_high(int fd);
