@@ -141,6 +141,9 @@ const char *profil_graph_node_name(const struct profil_graph_node *n, char *buf,
 
 /* The module of a node's code, or NULL ([unmapped] and marker frames). */
 const struct profil_module *profil_graph_node_module(const struct profil_graph_node *n);
+/* A node's ticks at the leaf in self (the view's), none for a node never met there. */
+const struct profil_graph_self *profil_graph_node_self(const struct profil_graph_self *self,
+    const struct profil_graph_node *n);
 
 /*
  * The arcs of node (by number): k = 0 those it is the caller of (its callees), k = 1 those it
