@@ -307,13 +307,16 @@ node_cmp(const void *a, const void *b, void *arg)
 	const struct profil_graph_node *x = &gs->nodes[*(const uint32_t *)a];
 	const struct profil_graph_node *y = &gs->nodes[*(const uint32_t *)b];
 	const struct profil_module *mx, *my;
+	uint64_t sx, sy;
 	char bx[256], by[256];
 	int c;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	if (profil_graph_node_self(gs->self, x)->count != profil_graph_node_self(gs->self, y)->count)
-		return profil_graph_node_self(gs->self, x)->count > profil_graph_node_self(gs->self, y)->count ? -1 : 1;
+	sx = profil_graph_node_self(gs->self, x)->count;
+	sy = profil_graph_node_self(gs->self, y)->count;
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
 	c = strcmp(profil_graph_node_name(x, bx, sizeof(bx)),
 	    profil_graph_node_name(y, by, sizeof(by)));
 	if (c != 0)

@@ -6,13 +6,10 @@
  * the code is an inlined callee's) for --annotate.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "format/format.h"
 #include "report/escape.h"
@@ -22,19 +19,10 @@
 #include "report/symbols.h"
 #include "report/tally.h"
 #include "report/view.h"
+#include "report/lines.h"
 
-/* Names from the profile and the binaries, escaped (escape.h); buf is char[N]. */
-#define SHOW(s, buf)	profil_escape((s), (buf), sizeof(buf))
-
-struct lines {
-	struct profil_tally t;		/* ptr[0] the location, ptr[1] the module */
-	const char *function;		/* --annotate: the function, else NULL */
-	uint64_t matched;		/* --annotate: ticks in it */
-	struct profil_tally addrs;	/* --annotate: by module and offset */
-};
-
-static int
-add_leaf(void *arg, const struct profil_stack *st)
+int
+profil_lines_add_leaf(void *arg, const struct profil_stack *st)
 {
 	struct lines *ln = arg;
 	const struct profil_stack_frame *fr = &st->frames[0];
@@ -135,8 +123,8 @@ profil_line_row_module(const struct profil_line_row *row)
 	return row->module != NULL ? profil_module_name(row->module) : "?";
 }
 
-static int
-str_cmp(const char *a, const char *b)
+int
+profil_lines_str_cmp(const char *a, const char *b)
 {
 	if (a == NULL || b == NULL)
 		return a == b ? 0 : a == NULL ? 1 : -1;
@@ -144,11 +132,11 @@ str_cmp(const char *a, const char *b)
 }
 
 /* Where a row is: file and line, then function and module (rows without a line). */
-static int
-place_cmp(const void *a, const void *b)
+int
+profil_lines_place_cmp(const void *a, const void *b)
 {
 	const struct profil_line_row *x = a, *y = b;
-	int c = str_cmp(x->file, y->file);
+	int c = profil_lines_str_cmp(x->file, y->file);
 
 	if (c != 0)
 		return c;
@@ -156,7 +144,7 @@ place_cmp(const void *a, const void *b)
 		return x->line < y->line ? -1 : 1;
 	if (x->file != NULL)
 		return 0;
-	c = str_cmp(profil_line_row_function(x), profil_line_row_function(y));
+	c = profil_lines_str_cmp(profil_line_row_function(x), profil_line_row_function(y));
 	if (c != 0)
 		return c;
 	c = strcmp(profil_line_row_module(x), profil_line_row_module(y));
@@ -172,11 +160,11 @@ count_cmp(const void *a, const void *b)
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	return place_cmp(a, b);
+	return profil_lines_place_cmp(a, b);
 }
 
-static void
-rows_free(struct profil_line_row *rows, size_t n)
+void
+profil_lines_rows_free(struct profil_line_row *rows, size_t n)
 {
 	size_t i;
 
@@ -186,8 +174,9 @@ rows_free(struct profil_line_row *rows, size_t n)
 }
 
 /* The rows of t, merged by place (same file name and line) and sorted by cmp; *n rows. */
-static struct profil_line_row *
-rows_make(const struct profil_tally *t, int (*cmp)(const void *, const void *), size_t *n)
+struct profil_line_row *
+profil_lines_rows_make(const struct profil_tally *t, int (*cmp)(const void *, const void *),
+    size_t *n)
 {
 	struct profil_line_row *rows = calloc(t->n + 1, sizeof(*rows));
 	size_t i, k = 0;
@@ -197,13 +186,14 @@ rows_make(const struct profil_tally *t, int (*cmp)(const void *, const void *), 
 		return NULL;
 	for (i = 0; i < t->n; i++) {
 		if (row_fill(&rows[i], &t->rows[i]) != 0) {
-			rows_free(rows, i + 1);
+			profil_lines_rows_free(rows, i + 1);
 			return NULL;
 		}
 	}
-	qsort(rows, t->n, sizeof(*rows), place_cmp);
+	qsort(rows, t->n, sizeof(*rows), profil_lines_place_cmp);
 	for (i = 0; i < t->n; i++) {
-		if (k > 0 && rows[i].file != NULL && place_cmp(&rows[k - 1], &rows[i]) == 0) {
+		if (k > 0 && rows[i].file != NULL &&
+		    profil_lines_place_cmp(&rows[k - 1], &rows[i]) == 0) {
 			rows[k - 1].count = profil_count_add(rows[k - 1].count, rows[i].count);
 			rows[k - 1].seconds += rows[i].seconds;
 			free(rows[i].label);
@@ -246,8 +236,8 @@ profil_lines_view_build(struct profil_report *r, size_t limit, struct profil_lin
 	memset(v, 0, sizeof(*v));
 	memset(&ln, 0, sizeof(ln));
 	v->total = profil_report_total(r);
-	err = profil_report_stacks(r, add_leaf, &ln);
-	v->rows = err == 0 ? rows_make(&ln.t, count_cmp, &v->nall) : NULL;
+	err = profil_report_stacks(r, profil_lines_add_leaf, &ln);
+	v->rows = err == 0 ? profil_lines_rows_make(&ln.t, count_cmp, &v->nall) : NULL;
 	if (err == 0 && v->rows == NULL)
 		err = -ENOMEM;
 	profil_tally_release(&ln.t);
@@ -265,7 +255,7 @@ profil_lines_view_build(struct profil_report *r, size_t limit, struct profil_lin
 void
 profil_lines_view_release(struct profil_lines_view *v)
 {
-	rows_free(v->rows, v->nall);
+	profil_lines_rows_free(v->rows, v->nall);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -375,265 +365,3 @@ profil_report_lines_print(struct profil_report *r, const struct profil_flat_opti
 	return 0;
 }
 
-/* A source file larger than this is not shown (its counted lines still are). */
-#define SOURCE_MAX_BYTES	(64u << 20)
-
-/*
- * The text of a source file for --annotate, or NULL.  The path comes from debug information,
- * which is input like any other: a FIFO there must not block, and a symbolic link to /dev/zero
- * is a line without end, so only a regular file is read, non-blocking to open, and no more of
- * it than its size said (a /proc file says 0).  The stream reads a copy in memory.
- */
-FILE *
-profil_source_open(const char *path, char **buf)
-{
-	struct stat st;
-	size_t got = 0;
-	ssize_t n;
-	FILE *f;
-	int fd;
-
-	*buf = NULL;
-	fd = profil_file_open_regular(path, &st);
-	if (fd < 0)
-		return NULL;
-	if (st.st_size <= 0 ||
-	    (uint64_t)st.st_size > SOURCE_MAX_BYTES || (*buf = malloc((size_t)st.st_size)) == NULL) {
-		close(fd);
-		return NULL;
-	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, *buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	f = got > 0 ? fmemopen(*buf, got, "r") : NULL;
-	if (f == NULL) {
-		free(*buf);
-		*buf = NULL;
-	}
-	return f;
-}
-
-/*
- * The source of one file from line first to last, each line with its ticks; a file that
- * cannot be read prints the counted lines alone (the caller said so once).
- */
-static void
-print_source(const struct profil_line_row *rows, size_t n, const struct profil_flat_options *opt,
-    FILE *out)
-{
-	char text[4096], path[4096], *buf = NULL, shown[4 * 4096];
-	int line = 0, first, last;
-	size_t i = 0;
-	FILE *src;
-	const char *file = profil_line_row_path(&rows[0], path, sizeof(path));
-
-	first = rows[0].line > 3 ? rows[0].line - 3 : 1;
-	last = rows[n - 1].line + 3;
-	src = opt->tsv ? NULL : profil_source_open(file, &buf);
-	if (!opt->tsv)
-		fprintf(out, "%s%s\n", SHOW(file, shown),
-		    src == NULL ? " (not readable: lines with samples only)" : "");
-	if (src == NULL) {
-		for (i = 0; i < n; i++)
-			if (opt->tsv)
-				fprintf(out, "line\t%s\t%d\t%" PRIu64 "\t%.4f\t%.6f\n",
-				    SHOW(file, shown),
-				    rows[i].line, rows[i].count, rows[i].percent,
-				    rows[i].seconds);
-			else
-				fprintf(out, "%9" PRIu64 " %6.2f %6d\n", rows[i].count,
-				    rows[i].percent, rows[i].line);
-		return;
-	}
-	while (fgets(text, sizeof(text), src) != NULL && ++line <= last) {
-		/* A line longer than the buffer: its rest is not a line of its own. */
-		while (strchr(text, '\n') == NULL && !feof(src)) {
-			char rest[4096];
-
-			if (fgets(rest, sizeof(rest), src) == NULL)
-				break;
-			if (strchr(rest, '\n') != NULL)
-				break;
-		}
-		text[strcspn(text, "\n")] = '\0';
-		if (line < first)
-			continue;
-		while (i < n && rows[i].line < line)
-			i++;
-		if (i < n && rows[i].line == line)
-			fprintf(out, "%9" PRIu64 " %6.2f %6d  %s\n", rows[i].count,
-			    rows[i].percent, line,
-			    profil_escape_text(text, shown, sizeof(shown)));
-		else
-			fprintf(out, "%9s %6s %6d  %s\n", ".", "", line,
-			    profil_escape_text(text, shown, sizeof(shown)));
-	}
-	fclose(src);
-	free(buf);
-}
-
-int
-profil_annotate_view_build(struct profil_report *r, const char *function,
-    struct profil_annotate_view *v)
-{
-	struct lines ln;
-	size_t i;
-	int err;
-
-	memset(v, 0, sizeof(*v));
-	memset(&ln, 0, sizeof(ln));
-	v->function = function;
-	v->total = profil_report_total(r);
-	ln.function = function;
-	err = profil_report_stacks(r, add_leaf, &ln);
-	if (err == 0 && ln.matched == 0)
-		err = -ENOENT;
-	if (err == 0) {
-		v->matched = ln.matched;
-		v->lines = rows_make(&ln.t, place_cmp, &v->nlines);
-		v->addrs = rows_make(&ln.addrs, place_cmp, &v->naddrs);
-		if (v->lines == NULL || v->addrs == NULL)
-			err = -ENOMEM;
-	}
-	profil_tally_release(&ln.t);
-	profil_tally_release(&ln.addrs);
-	if (err != 0) {
-		profil_annotate_view_release(v);
-		return err;
-	}
-	for (i = 0; i < v->nlines; i++)
-		v->lines[i].percent = 100.0 * (double)v->lines[i].count / (double)v->matched;
-	for (i = 0; i < v->naddrs; i++)
-		v->addrs[i].percent = 100.0 * (double)v->addrs[i].count / (double)v->matched;
-	return 0;
-}
-
-void
-profil_annotate_view_release(struct profil_annotate_view *v)
-{
-	rows_free(v->lines, v->nlines);
-	rows_free(v->addrs, v->naddrs);
-	memset(v, 0, sizeof(*v));
-}
-
-/* The text and --tsv renderers of --annotate. */
-static int
-annotate_text(struct profil_report *r, const struct profil_annotate_view *v,
-    const struct profil_flat_options *opt, FILE *out)
-{
-	const struct profil_line_row *rows = v->lines, *addrs = v->addrs;
-	size_t i, j, n = v->nlines, na = v->naddrs;
-	int err;
-
-	if (opt->tsv) {
-		fprintf(out, "kind\tplace\tline\tsamples\tpercent\tself_s\n");
-	} else {
-		err = profil_report_summary_print(r, "Annotation", out);
-		if (err != 0)
-			return err;
-		fprintf(out, "%s: %" PRIu64 " samples, %.2f%% of all\n\n", v->function, v->matched,
-		    100.0 * (double)v->matched / (double)v->total);
-		fprintf(out, "  samples      %%   line  source\n");
-	}
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && str_cmp(rows[j].file, rows[i].file) == 0; j++)
-			;
-		if (rows[i].file == NULL)
-			continue;
-		if (!opt->tsv && i > 0)
-			fprintf(out, "\n");
-		print_source(rows + i, j - i, opt, out);
-	}
-	if (!opt->tsv)
-		fprintf(out, "\nBy address:\n  samples      %%  address\n");
-	for (i = 0; i < na; i++) {
-		char where[512], mod[512];
-
-		snprintf(where, sizeof(where), "%s+0x%" PRIx64,
-		    SHOW(profil_line_row_module(&addrs[i]), mod), addrs[i].offset);
-		if (opt->tsv)
-			fprintf(out, "address\t%s\t\t%" PRIu64 "\t%.4f\t%.6f\n", where,
-			    addrs[i].count, addrs[i].percent, addrs[i].seconds);
-		else
-			fprintf(out, "%9" PRIu64 " %6.2f  %s\n", addrs[i].count, addrs[i].percent,
-			    where);
-	}
-	return 0;
-}
-
-/* The JSON renderer of --annotate (docs/report-json.md): no source text, which --tsv has
- * not either; lines and addresses with their counts. */
-static int
-annotate_json(struct profil_report *r, const struct profil_annotate_view *v, FILE *out)
-{
-	const struct profil_line_row *row;
-	struct profil_json j;
-	char path[4096], shown[4 * 4096];
-	size_t i;
-	int err;
-
-	profil_json_init(&j, out);
-	profil_json_open(&j, NULL, '{');
-	profil_json_str(&j, "view", "annotate");
-	err = profil_report_heading_json(r, &j);
-	if (err != 0)
-		return err;
-	profil_json_str(&j, "function", SHOW(v->function, shown));
-	profil_json_u64(&j, "samples", v->matched);
-	profil_json_num(&j, "percent", 100.0 * (double)v->matched / (double)v->total);
-	profil_json_u64(&j, "total", v->total);
-	profil_json_open(&j, "lines", '[');
-	for (i = 0; i < v->nlines; i++) {
-		row = &v->lines[i];
-		if (row->file == NULL)
-			continue;
-		profil_json_open(&j, NULL, '{');
-		profil_json_str(&j, "file", SHOW(profil_line_row_path(row, path, sizeof(path)),
-		    shown));
-		profil_json_i64(&j, "line", row->line);
-		profil_json_u64(&j, "samples", row->count);
-		profil_json_num(&j, "percent", row->percent);
-		profil_json_num(&j, "self_s", row->seconds);
-		profil_json_close(&j, '{');
-	}
-	profil_json_close(&j, '[');
-	profil_json_open(&j, "addresses", '[');
-	for (i = 0; i < v->naddrs; i++) {
-		row = &v->addrs[i];
-		profil_json_open(&j, NULL, '{');
-		profil_json_str(&j, "module", SHOW(profil_line_row_module(row), shown));
-		profil_json_u64(&j, "offset", row->offset);
-		profil_json_u64(&j, "samples", row->count);
-		profil_json_num(&j, "percent", row->percent);
-		profil_json_num(&j, "self_s", row->seconds);
-		profil_json_close(&j, '{');
-	}
-	profil_json_close(&j, '[');
-	profil_json_close(&j, '{');
-	return 0;
-}
-
-int
-profil_report_annotate_print(struct profil_report *r, const char *function,
-    const struct profil_flat_options *opt, FILE *out)
-{
-	struct profil_annotate_view v;
-	int err;
-
-	err = profil_annotate_view_build(r, function, &v);
-	if (err != 0)
-		return err;
-	err = opt->json ? annotate_json(r, &v, out) : annotate_text(r, &v, opt, out);
-	profil_annotate_view_release(&v);
-	if (err != 0)
-		return err;
-	if (fflush(out) != 0 || ferror(out))
-		return -EIO;
-	return 0;
-}
