@@ -145,6 +145,15 @@ test_expect_success 'inside the program: the last profile has the JIT names when
 	a=$(ours "$f" "^${V8}.?fa .*jit.js") && echo "fa: $a" &&
 	test "${a%% *}" -gt "$(( ${a##* } / 2 ))"
 '
+# A map line whose range wraps past 2^64 holds every pc, and the format refuses it: not copied.
+test_expect_success 'inside the program: a map line that wraps is not copied, the profile reads' '
+	mkdir wrap &&
+	LD_PRELOAD="$B/libprofil-record.so" PROFIL_RECORD_DIR="$PWD/wrap" sh -c "
+		printf \"1 ffffffffffffffff wrap\\n\" > /tmp/perf-\$\$.map && echo \$\$ > pid &&
+		exec sh -c \"i=0; while [ \\\$i -lt 100000 ]; do i=\\\$((i + 1)); done\"" &&
+	rm -f "/tmp/perf-$(cat pid).map" &&
+	"$PROFIL" report wrap > wrap.txt && ! grep -q " wrap" wrap.txt
+'
 # The map is made by the program's shell, whose pid node keeps by exec.
 test_expect_success 'a perf map owned by another user is not read, and the recording says so' '
 	"$PROFIL" record -o other -- sh -c "touch /tmp/perf-\$\$.map &&

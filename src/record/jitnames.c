@@ -3,13 +3,14 @@
  * map (/tmp/perf-PID.map), so that the profile is whole when it is made and `profil record`
  * rewrites nothing.  Runs in the final flush, which a fatal-signal handler may make: no
  * allocation (scratch pages from mmap), no lock, system calls alone.  Only the names whose code
- * holds a sampled pc are written, as the pass after the program did.
+ * holds a sampled pc are written, the newest where a JIT reused memory, as the pass after the
+ * program does.
  *
  * Left to that pass, which names a file without CODE records: a periodic snapshot (the map
  * grows while the program runs, and each read would cost the whole map); a process that
  * mapped a jitdump file (a binary log of its own, read there); a recording whose tables
- * spilled to disk (their pcs are in the file, not in memory); a map that cannot be opened
- * (a seccomp filter, another owner).
+ * spilled to disk (their pcs are in the file, not in memory) or hold more than JIT_PCS_MAX
+ * pcs; a map that cannot be opened (a seccomp filter, another owner).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,22 +27,6 @@
 /* Static like the writer: the recorder lock makes the final flush its only user. */
 static char map_buf[64 * 1024];
 
-/* Whether pc lies in a file's mapping (a path, not "[anon]"): code a file names, never a
- * JIT's. */
-static int
-in_file(uint64_t pc)
-{
-	size_t i;
-
-	for (i = 0; i < profil_rec.nmaps; i++) {
-		const struct profil_file_mapping *m = &profil_rec.maps[i].m;
-
-		if (pc >= m->start && pc < m->end && m->path != NULL && m->path[0] == '/')
-			return 1;
-	}
-	return 0;
-}
-
 static int
 jitdump_mapped(void)
 {
@@ -56,10 +41,11 @@ jitdump_mapped(void)
 	return 0;
 }
 
-/* The pcs of the tables' samples in no file (return addresses one byte back): how many went
- * into out (at most cap), or how many there are when out is NULL. */
+/* The pcs of the tables' samples (return addresses one byte back): how many went into out
+ * (at most cap), or how many there are when out is NULL.  As the pass after the program, every
+ * pc: a perf map names JIT code alone. */
 static size_t
-anon_pcs(uint64_t *out, size_t cap)
+sampled_pcs(uint64_t *out, size_t cap)
 {
 	size_t n = 0, i, d;
 	int k;
@@ -69,16 +55,17 @@ anon_pcs(uint64_t *out, size_t cap)
 
 		for (i = 0; i < t->nentries; i++) {
 			const struct profil_stack_entry *e = &t->entries[i];
-			const uint64_t *pcs = t->pool + e->pcs;
+			const uint64_t *pcs;
 
 			if (atomic_load_explicit(&e->state, memory_order_acquire) <=
 			    PROFIL_STACK_DEAD ||
 			    atomic_load_explicit(&e->count, memory_order_relaxed) == 0)
 				continue;
+			pcs = t->pool + e->pcs;
 			for (d = 0; d < e->depth; d++) {
 				uint64_t pc = d > 0 && pcs[d] > 0 ? pcs[d] - 1 : pcs[d];
 
-				if (pc >= PROFIL_PC_MARKER_MIN || in_file(pc))
+				if (pc >= PROFIL_PC_WAIT_MIN)
 					continue;
 				if (out != NULL && n < cap)
 					out[n] = pc;
@@ -130,55 +117,63 @@ sort_unique(uint64_t *a, size_t n)
 	return m;
 }
 
-/* Whether a pc of a[0..n) lies in [start, start + size). */
-static int
-holds_pc(const uint64_t *a, size_t n, uint64_t start, uint64_t size)
+/* The first of a[0..n) at or above x: n when none is. */
+static size_t
+lower_bound(const uint64_t *a, size_t n, uint64_t x)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (a[mid] < start)
+		if (a[mid] < x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && a[lo] - start < size;
+	return lo;
 }
 
-/* The perf map's lines whose code holds one of the n pcs, as CODE records: how many. */
-static size_t
-map_write(struct profil_writer *w, int fd, const uint64_t *pcs, size_t n)
+/*
+ * The perf map's first len bytes, line by line: each pc of pcs[0..n) gets in best[] the offset
+ * of the last line whose code holds it, as the pass after the program keeps the newest name
+ * where a JIT reused memory.  Lines longer than the buffer are not a JIT's, and skipped.
+ */
+static void
+map_scan(int fd, uint64_t len, const uint64_t *pcs, uint64_t *best, size_t n)
 {
-	size_t have = 0, written = 0;
+	uint64_t off = 0;
+	size_t have = 0;
 	int skipping = 0;
 
-	for (;;) {
-		ssize_t r = read(fd, map_buf + have, sizeof(map_buf) - have);
+	while (off + have < len) {
+		size_t want = sizeof(map_buf) - have;
+		ssize_t r;
 		const char *line = map_buf, *end, *nl;
 
-		if (r < 0 && errno == EINTR)
-			continue;
+		if (want > len - off - have)
+			want = (size_t)(len - off - have);
+		r = pread(fd, map_buf + have, want, (off_t)(off + have));
 		if (r <= 0)
-			return written;
+			return;
 		end = map_buf + have + (size_t)r;
 		while ((nl = memchr(line, '\n', (size_t)(end - line))) != NULL) {
 			uint64_t start, size;
 			const char *name;
-			size_t len;
+			size_t k, namelen;
 
-			if (!skipping && profil_jit_map_line(line, nl, &start, &size, &name, &len) &&
-			    size > 0 && holds_pc(pcs, n, start, size)) {
-				profil_writer_code(w, start, size, PROFIL_CODE_PERF_MAP, name, len);
-				written++;
-			}
+			if (!skipping && profil_jit_map_line(line, nl, &start, &size, &name,
+			    &namelen) && size > 0 && size <= UINT64_MAX - start)
+				for (k = lower_bound(pcs, n, start); k < n && pcs[k] - start < size;
+				    k++)
+					best[k] = off + (uint64_t)(line - map_buf);
 			skipping = 0;
 			line = nl + 1;
 		}
+		off += (uint64_t)(line - map_buf);
 		have = (size_t)(end - line);
 		if (have == sizeof(map_buf)) {
-			/* A line longer than the buffer: not one a JIT writes; its rest skipped. */
+			off += have;
 			have = 0;
 			skipping = 1;
 		}
@@ -186,19 +181,47 @@ map_write(struct profil_writer *w, int fd, const uint64_t *pcs, size_t n)
 	}
 }
 
+/* The lines at the offsets best[0..n) (sorted, UINT64_MAX for none) as CODE records. */
+static size_t
+map_write(struct profil_writer *w, int fd, const uint64_t *best, size_t n)
+{
+	size_t i, written = 0;
+
+	for (i = 0; i < n && best[i] != UINT64_MAX && w->error == 0; i++) {
+		ssize_t r;
+		const char *nl, *name;
+		uint64_t start, size;
+		size_t namelen;
+
+		if (i > 0 && best[i] == best[i - 1])
+			continue;
+		r = pread(fd, map_buf, sizeof(map_buf), (off_t)best[i]);
+		if (r <= 0 || (nl = memchr(map_buf, '\n', (size_t)r)) == NULL ||
+		    !profil_jit_map_line(map_buf, nl, &start, &size, &name, &namelen))
+			continue;
+		profil_writer_code(w, start, size, PROFIL_CODE_PERF_MAP, name, namelen);
+		written++;
+	}
+	return written;
+}
+
+/* Past this many pcs the scratch pages (16 bytes a pc) are left unspent, and the pass after
+ * the program names the file. */
+#define JIT_PCS_MAX	(1u << 20)
+
 size_t
 profil_record_jit_names(struct profil_writer *w)
 {
 	char path[64];
 	struct stat st;
-	uint64_t *pcs;
-	size_t n, len, bytes, written = 0;
+	uint64_t *pcs, *best;
+	size_t n, i, len, bytes, written = 0;
 	int fd;
 
 	if (profil_rec.spill_records > 0 || jitdump_mapped())
 		return 0;
-	n = anon_pcs(NULL, 0);
-	if (n == 0)
+	n = sampled_pcs(NULL, 0);
+	if (n == 0 || n > JIT_PCS_MAX)
 		return 0;
 	len = profil_append(path, 0, sizeof(path), "/tmp/perf-");
 	len = profil_append_uint(path, len, sizeof(path), (unsigned long)profil_rec.pid);
@@ -212,11 +235,16 @@ profil_record_jit_names(struct profil_writer *w)
 		close(fd);
 		return 0;
 	}
-	bytes = n * sizeof(*pcs);
+	bytes = 2 * n * sizeof(*pcs);
 	pcs = profil_record_map_zero(bytes);
 	if (pcs != NULL) {
-		n = sort_unique(pcs, anon_pcs(pcs, n));
-		written = map_write(w, fd, pcs, n);
+		best = pcs + n;
+		n = sort_unique(pcs, sampled_pcs(pcs, n));
+		for (i = 0; i < n; i++)
+			best[i] = UINT64_MAX;
+		/* What the map held as the program ended: a JIT still writing is not chased. */
+		map_scan(fd, (uint64_t)st.st_size, pcs, best, n);
+		written = map_write(w, fd, best, sort_unique(best, n));
 		munmap(pcs, bytes);
 	}
 	close(fd);
