@@ -6,6 +6,7 @@
  * ticks come, and a compaction (a heapsort of at most max entries, about 5 ms for 64K) runs
  * every max / 2 new entries at most.
  */
+#include "base/heapsort.h"
 #include "timeline.h"
 
 void
@@ -30,44 +31,11 @@ profil_timeline_slot_ns(const struct profil_timeline *tl)
 }
 
 static int
-before(const struct profil_file_time *a, const struct profil_file_time *b)
+before(const void *x, const void *y)
 {
+	const struct profil_file_time *a = x, *b = y;
+
 	return a->sample != b->sample ? a->sample < b->sample : a->slot < b->slot;
-}
-
-static void
-sift(struct profil_file_time *e, size_t root, size_t n)
-{
-	struct profil_file_time t;
-	size_t child;
-
-	while ((child = 2 * root + 1) < n) {
-		if (child + 1 < n && before(&e[child], &e[child + 1]))
-			child++;
-		if (!before(&e[root], &e[child]))
-			return;
-		t = e[root];
-		e[root] = e[child];
-		e[child] = t;
-		root = child;
-	}
-}
-
-/* In place and without allocation (qsort(3) may call malloc): a heapsort. */
-static void
-sort(struct profil_file_time *e, size_t n)
-{
-	struct profil_file_time t;
-	size_t i;
-
-	for (i = n / 2; i-- > 0;)
-		sift(e, i, n);
-	for (i = n; i-- > 1;) {
-		t = e[0];
-		e[0] = e[i];
-		e[i] = t;
-		sift(e, 0, i);
-	}
 }
 
 /* Sorted entries, slots shifted right by `by`, neighbours of one key and slot merged. */
@@ -94,7 +62,7 @@ merge(struct profil_timeline *tl, unsigned int by)
 void
 profil_timeline_compact(struct profil_timeline *tl, size_t target)
 {
-	sort(tl->e, tl->n);
+	profil_heapsort(tl->e, tl->n, sizeof(*tl->e), before);
 	merge(tl, 0);
 	/* Once every slot is 0 nothing widens further: each key has one entry left. */
 	while (tl->n > target && (tl->last >> tl->shift) > 0 && tl->shift < 32) {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/append.h"
+#include "base/heapsort.h"
 #include "format/format.h"
 #include "jit/jit.h"
 #include "record.h"
@@ -76,41 +77,19 @@ sampled_pcs(uint64_t *out, size_t cap)
 	return out != NULL && n > cap ? cap : n;
 }
 
-static void
-sift(uint64_t *a, size_t i, size_t n)
+static int
+u64_before(const void *x, const void *y)
 {
-	for (;;) {
-		size_t c = 2 * i + 1;
-		uint64_t x;
-
-		if (c >= n)
-			return;
-		if (c + 1 < n && a[c + 1] > a[c])
-			c++;
-		if (a[i] >= a[c])
-			return;
-		x = a[i];
-		a[i] = a[c];
-		a[c] = x;
-		i = c;
-	}
+	return *(const uint64_t *)x < *(const uint64_t *)y;
 }
 
-/* Heapsort, then duplicates dropped: how many are left. */
+/* Sorted, duplicates dropped: how many are left. */
 static size_t
 sort_unique(uint64_t *a, size_t n)
 {
 	size_t i, m = 0;
 
-	for (i = n / 2; i-- > 0;)
-		sift(a, i, n);
-	for (i = n; i-- > 1;) {
-		uint64_t x = a[0];
-
-		a[0] = a[i];
-		a[i] = x;
-		sift(a, 0, i);
-	}
+	profil_heapsort(a, n, sizeof(*a), u64_before);
 	for (i = 0; i < n; i++)
 		if (m == 0 || a[i] != a[m - 1])
 			a[m++] = a[i];
