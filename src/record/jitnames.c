@@ -160,7 +160,8 @@ map_scan(int fd, uint64_t len, const uint64_t *pcs, uint64_t *best, size_t n)
 	}
 }
 
-/* The lines at the offsets best[0..n) (sorted, UINT64_MAX for none) as CODE records. */
+/* The lines at the offsets best[0..n) (sorted and distinct, UINT64_MAX for none) as CODE
+ * records. */
 static size_t
 map_write(struct profil_writer *w, int fd, const uint64_t *best, size_t n)
 {
@@ -172,8 +173,6 @@ map_write(struct profil_writer *w, int fd, const uint64_t *best, size_t n)
 		uint64_t start, size;
 		size_t namelen;
 
-		if (i > 0 && best[i] == best[i - 1])
-			continue;
 		r = pread(fd, map_buf, sizeof(map_buf), (off_t)best[i]);
 		if (r <= 0 || (nl = memchr(map_buf, '\n', (size_t)r)) == NULL ||
 		    !profil_jit_map_line(map_buf, nl, &start, &size, &name, &namelen))
