@@ -148,10 +148,10 @@ int profil_cmd_is_static_elf(const char *path);
 void profil_cmd_say_inside(int e, const char *cmd);
 
 /*
- * cmd/outside.c.  profil_cmd_record_outside - records from outside into out (opened by the caller): the
- * processes o->pids, every process (o->all; cmd may be NULL), or the command cmd started here;
- * o->watch is called as it goes.  Returns the exit status: the command's, or 1 after a message
- * (perf events refused included: no inside recorder stands in).
+ * cmd/outside.c.  profil_cmd_record_outside - records from outside into out (opened by the
+ * caller): the processes o->pids, every process (o->all; cmd may be NULL), or the command cmd
+ * started here; o->watch is called as it goes.  Returns the exit status: the command's, or 1
+ * after a message (perf events refused included: no inside recorder stands in).
  */
 int profil_cmd_record_outside(const struct profil_cmd_record_opts *o, char **cmd,
     struct profil_cmd_outdir *out);

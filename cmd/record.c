@@ -308,7 +308,8 @@ profil_cmd_record(int argc, char **argv)
 		if (refused != 0)
 			profil_cmd_say_inside(refused, argv[optind]);
 		/* The outside recorder was refused only as it started: checked again. */
-		if (profil_cmd_resolve_command(argv[optind], prog, sizeof(prog)) == 0 && profil_cmd_is_static_elf(prog)) {
+		if (profil_cmd_resolve_command(argv[optind], prog, sizeof(prog)) == 0 &&
+		    profil_cmd_is_static_elf(prog)) {
 			profil_cmd_error("a statically linked program cannot be recorded from "
 			    "inside; perf events are needed", prog);
 			r = 1;

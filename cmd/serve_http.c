@@ -307,7 +307,8 @@ profil_serve_http_run(struct serve *sv)
  * says whether it is the machine's own.  Returns 0, or -1 after a message.
  */
 int
-profil_serve_parse_addr(const char *arg, struct sockaddr_storage *ss, socklen_t *sslen, int *loopback)
+profil_serve_parse_addr(const char *arg, struct sockaddr_storage *ss, socklen_t *sslen,
+    int *loopback)
 {
 	struct addrinfo hints, *res = NULL;
 	char host[256];

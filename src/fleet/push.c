@@ -120,7 +120,8 @@ profil_push_new(const struct profil_push_opts *o, char *err, size_t errlen)
 
 	profil_push_say(err, errlen, "%s", "");
 	if (o->url == NULL || o->app == NULL || !profil_push_name_ok(o->app, "-/")) {
-		profil_push_say(err, errlen, "the application name must be letters, digits, _ . - or /: '%s'",
+		profil_push_say(err, errlen,
+		    "the application name must be letters, digits, _ . - or /: '%s'",
 		    o->app != NULL ? o->app : "");
 		errno = EINVAL;
 		return NULL;
@@ -150,7 +151,8 @@ profil_push_new(const struct profil_push_opts *o, char *err, size_t errlen)
 		goto fail;
 	if ((rc = profil_push_url_prefix(p->easy, o, &p->prefix, err, errlen)) < 0)
 		goto fail;
-	if (o->auth_file != NULL && (rc = profil_push_auth_read(o->auth_file, &p->userpwd, &p->bearer, err, errlen)) < 0)
+	if (o->auth_file != NULL && (rc = profil_push_auth_read(o->auth_file, &p->userpwd,
+	    &p->bearer, err, errlen)) < 0)
 		goto fail;
 	rc = -ENOMEM;
 	if ((p->headers = curl_slist_append(NULL, "Content-Type: application/octet-stream")) ==
@@ -166,7 +168,8 @@ profil_push_new(const struct profil_push_opts *o, char *err, size_t errlen)
 		char *h = NULL;
 
 		if (!profil_push_name_ok(o->tenant, "-/:")) {
-			profil_push_say(err, errlen, "the tenant must be letters, digits, _ . - / or ':': '%s'",
+			profil_push_say(err, errlen,
+			    "the tenant must be letters, digits, _ . - / or ':': '%s'",
 			    o->tenant);
 			rc = -EINVAL;
 			goto fail;

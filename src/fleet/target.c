@@ -74,7 +74,8 @@ profil_push_labels_ok(const char *labels, char *err, size_t errlen)
 		}
 		*v++ = '\0';
 		if (!profil_push_name_ok(kv, "") || strcmp(kv, "__name__") == 0) {
-			profil_push_say(err, errlen, "a label's key has characters Pyroscope refuses: '%s'",
+			profil_push_say(err, errlen,
+			    "a label's key has characters Pyroscope refuses: '%s'",
 			    kv);
 			ok = 0;
 		} else if (!value_ok(v)) {
@@ -112,7 +113,8 @@ profil_push_url_prefix(CURL *easy, const struct profil_push_opts *o, char **pref
 	}
 	if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_FRAGMENT, &frag, 0) == CURLUE_OK) {
-		profil_push_say(err, errlen, "the server's URL has a query or fragment: '%s'", o->url);
+		profil_push_say(err, errlen,
+		    "the server's URL has a query or fragment: '%s'", o->url);
 		goto out;
 	}
 	rc = -ENOMEM;
@@ -178,7 +180,8 @@ profil_push_auth_read(const char *path, char **userpwd, char **bearer, char *err
 	n = strcspn(line, "\r\n");
 	line[n] = '\0';
 	if (n == 0 || strpbrk(line, " \t") != NULL) {
-		profil_push_say(err, errlen, "the auth file's first line is empty or has blanks: '%s'", path);
+		profil_push_say(err, errlen,
+		    "the auth file's first line is empty or has blanks: '%s'", path);
 		explicit_bzero(line, sizeof(line));
 		return -EINVAL;
 	}

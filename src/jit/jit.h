@@ -109,8 +109,9 @@ size_t profil_jit_write_marked(struct profil_jit_table *t, struct profil_writer 
 /*
  * Adds the names a profile of the inside recorder needs to it, from the perf map of its pid
  * and the jitdump files it mapped: f, the file dir/name as its caller read it (once: this
- * reads nothing more of it), is written under a temporary name renamed over dir/name.  A refused source is said in why (cap bytes; "" when none).  Returns the
- * names added (0: the file is left as it was), or -errno.
+ * reads nothing more of it), is written under a temporary name renamed over dir/name.  A
+ * refused source is said in why (cap bytes; "" when none).  Returns the names added (0: the
+ * file is left as it was), or -errno.
  */
 ssize_t profil_jit_name_profile(int dirfd, const char *name, const struct profil_file *f,
     char *why, size_t cap);
