@@ -145,4 +145,13 @@ int profil_jit_is_dump_path(const char *path, size_t len);
 int profil_jit_map_line(const char *line, const char *nl, uint64_t *start, uint64_t *size,
     const char **name, size_t *n);
 
+/*
+ * profil_jit_source_open - opens a perf map or jitdump file to read as perf does: a regular
+ * file (no symbolic link followed, no FIFO waited on) owned by root or by the effective user.
+ * Returns the descriptor (close-on-exec) with its stat in *st, or -errno and in *why what is
+ * wrong with it (NULL for -ENOENT and -EACCES: not written yet, or not ours).  Async-signal-safe.
+ */
+struct stat;
+int profil_jit_source_open(const char *path, struct stat *st, const char **why);
+
 #endif /* PROFIL_JIT_H */

@@ -1,10 +1,14 @@
 /*
  * mapline.c - the allocation-free pieces of perf's JIT interface: one line of a perf map
- * (perfmap.c says whose) and the name of a jitdump file.  The in-process recorder uses them as
+ * (perfmap.c says whose), the name of a jitdump file, and the opening of either.  The in-process recorder uses them as
  * it writes its last profile, in signal context too (src/record/jitnames.c); the readers of
  * the profil command use them as well.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "format/format.h"
 #include "jit/jit.h"
@@ -72,4 +76,28 @@ profil_jit_is_dump_path(const char *path, size_t len)
 		if (*p < '0' || *p > '9')
 			return 0;
 	return 1;
+}
+
+int
+profil_jit_source_open(const char *path, struct stat *st, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		*why = errno == ENOENT || errno == EACCES ? NULL : errno == ELOOP ?
+		    "a symbolic link" : "cannot be opened";
+		return -errno;
+	}
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		*why = "not a regular file";
+		return -EINVAL;
+	}
+	/* perf's rule: anyone can create files in /tmp. */
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		close(fd);
+		*why = "owned by another user";
+		return -EPERM;
+	}
+	return fd;
 }

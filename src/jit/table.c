@@ -200,25 +200,12 @@ profil_jit_source_read(struct profil_jit_table *t, struct profil_jit_source *src
 
 	if (src->done)
 		return 0;
-	fd = open(src->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && (errno == ENOENT || errno == EACCES))
+	fd = profil_jit_source_open(src->path, &st, &src->why);
+	if (fd == -ENOENT || fd == -EACCES)
 		return 0;	/* not written yet, or not ours to read */
 	if (fd < 0) {
 		src->done = 1;
-		src->why = errno == ELOOP ? "a symbolic link" : "cannot be opened";
-		return -errno;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		src->done = 1;
-		src->why = "not a regular file";
-		return -EINVAL;
-	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		close(fd);
-		src->done = 1;
-		src->why = "owned by another user";
-		return -EPERM;
+		return fd;
 	}
 	buf = malloc(CHUNK);
 	if (buf == NULL) {

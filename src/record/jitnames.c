@@ -12,8 +12,6 @@
  * spilled to disk (their pcs are in the file, not in memory) or hold more than JIT_PCS_MAX
  * pcs; a map that cannot be opened (a seccomp filter, another owner).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -191,6 +189,7 @@ size_t
 profil_record_jit_names(struct profil_writer *w)
 {
 	char path[64];
+	const char *why;
 	struct stat st;
 	uint64_t *pcs, *best;
 	size_t n, i, len, bytes, written = 0;
@@ -204,15 +203,9 @@ profil_record_jit_names(struct profil_writer *w)
 	len = profil_append(path, 0, sizeof(path), "/tmp/perf-");
 	len = profil_append_uint(path, len, sizeof(path), (unsigned long)profil_rec.pid);
 	profil_append(path, len, sizeof(path), ".map");
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = profil_jit_source_open(path, &st, &why);
 	if (fd < 0)
 		return 0;
-	/* perf's rule: a regular file of the user the process runs as, or of root. */
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_uid != geteuid() && st.st_uid != 0)) {
-		close(fd);
-		return 0;
-	}
 	bytes = 2 * n * sizeof(*pcs);
 	pcs = profil_record_map_zero(bytes);
 	if (pcs != NULL) {
